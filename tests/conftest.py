@@ -1,0 +1,30 @@
+"""Shared fixtures. ``tests/`` is on sys.path (pytest rootdir conftest)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from loopback_openai import LoopbackOpenAI  # noqa: E402
+
+
+@pytest.fixture
+def loopback_openai():
+    """Factory: ``loopback_openai(responder, latency=0.0)`` -> a started server.
+
+    Every server started through it is stopped at the end of the test.
+    """
+    servers = []
+
+    def start(responder, latency: float = 0.0, model_name: str = "loopback-model"):
+        server = LoopbackOpenAI(responder, latency=latency, model_name=model_name).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()

@@ -1,0 +1,233 @@
+"""A real HTTP server on 127.0.0.1 speaking the OpenAI chat-completions protocol.
+
+It stands in for a vLLM / lmdeploy / SGLang endpoint in tests and benchmarks:
+everything on our side of the socket (the ``openai`` client, OpenCompass's
+model classes, retries, timeouts) runs for real.
+
+The behaviour is a *responder*: a function called (from a server thread) with
+the parsed request body that returns what to send back:
+
+* a ``str``: a normal completion whose message content is that string;
+* a :class:`Fault`: an HTTP error status (with optional ``Retry-After``),
+  a dropped connection, or a reply delayed by ``delay`` seconds;
+* a :class:`Reply`: content plus an extra ``delay``.
+
+Usage::
+
+    with LoopbackOpenAI(lambda body: "\\\\boxed{yes}") as server:
+        client = openai.OpenAI(base_url=server.url, api_key="EMPTY")
+
+The server records every request body it parsed in ``server.requests``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable, Union
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A successful completion, optionally sent after ``delay`` seconds."""
+
+    content: str
+    delay: float = 0.0
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A failure to inject.
+
+    Attributes:
+        status: HTTP status to answer with (e.g. 429, 500); ignored when
+            ``drop`` is set.
+        retry_after: value of the ``Retry-After`` header, if any.
+        drop: close the connection without answering.
+        delay: seconds to wait before failing (to provoke client timeouts).
+    """
+
+    status: int = 500
+    retry_after: float | None = None
+    drop: bool = False
+    delay: float = 0.0
+
+
+Response = Union[str, Reply, Fault]
+Responder = Callable[[dict], Response]
+
+
+def last_user_message(body: dict) -> str:
+    """The text of the last ``user`` message of a chat-completions request."""
+    for message in reversed(body.get("messages", [])):
+        if message.get("role") == "user":
+            content = message.get("content", "")
+            if isinstance(content, list):  # content parts
+                return "".join(part.get("text", "") for part in content)
+            return content
+    return ""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+
+    def log_message(self, format, *args):  # noqa: A002 - silence access log
+        pass
+
+    def _send_json(self, status: int, payload: dict, headers: dict | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):  # noqa: N802
+        if self.path.rstrip("/").endswith("/models"):
+            self._send_json(200, {"object": "list", "data": [
+                {"id": self.server.model_name, "object": "model", "owned_by": "loopback"}]})
+        else:
+            self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+
+    def do_POST(self):  # noqa: N802
+        length = int(self.headers.get("Content-Length", 0))
+        raw = self.rfile.read(length)
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            self._send_json(400, {"error": {"message": "body is not JSON"}})
+            return
+        server = self.server
+        with server.lock:
+            server.requests.append(body)
+            server.headers_seen.append(dict(self.headers))
+            server.in_flight += 1
+            server.max_in_flight = max(server.max_in_flight, server.in_flight)
+        try:
+            response = server.responder(body)
+            if server.latency:
+                time.sleep(server.latency)
+            self._respond(body, response)
+        finally:
+            with server.lock:
+                server.in_flight -= 1
+
+    def _respond(self, body: dict, response: Response) -> None:
+        if isinstance(response, Fault):
+            if response.delay:
+                time.sleep(response.delay)
+            if response.drop:
+                self.close_connection = True
+                self.connection.shutdown(2)  # RST/FIN without an HTTP answer
+                return
+            headers = {}
+            if response.retry_after is not None:
+                headers["Retry-After"] = str(response.retry_after)
+            self._send_json(response.status, {"error": {
+                "message": f"injected fault {response.status}", "type": "loopback"}}, headers)
+            return
+        if isinstance(response, Reply):
+            if response.delay:
+                time.sleep(response.delay)
+            content = response.content
+        else:
+            content = response
+        n = int(body.get("n", 1) or 1)
+        self._send_json(200, {
+            "id": f"chatcmpl-loopback-{len(self.server.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", self.server.model_name),
+            "choices": [{
+                "index": i,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            } for i in range(n)],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        })
+
+
+class LoopbackOpenAI:
+    """An OpenAI-compatible chat-completions server on 127.0.0.1.
+
+    Args:
+        responder: maps a request body to a :data:`Response`.
+        latency: seconds every request takes before answering (a model's
+            think time), on top of any per-reply delay.
+        model_name: the id reported by ``GET /v1/models``.
+    """
+
+    def __init__(self, responder: Responder, latency: float = 0.0,
+                 model_name: str = "loopback-model"):
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd.daemon_threads = True
+        self._httpd.request_queue_size = 1024
+        self._httpd.responder = responder
+        self._httpd.latency = latency
+        self._httpd.model_name = model_name
+        self._httpd.lock = threading.Lock()
+        self._httpd.requests = []
+        self._httpd.headers_seen = []
+        self._httpd.in_flight = 0
+        self._httpd.max_in_flight = 0
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def url(self) -> str:
+        """Base URL to give an OpenAI client (ends in ``/v1``)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def requests(self) -> list[dict]:
+        return self._httpd.requests
+
+    @property
+    def headers_seen(self) -> list[dict]:
+        return self._httpd.headers_seen
+
+    @property
+    def max_in_flight(self) -> int:
+        return self._httpd.max_in_flight
+
+    def start(self) -> "LoopbackOpenAI":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> "LoopbackOpenAI":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def main() -> None:  # pragma: no cover - manual use: python tests/loopback_openai.py
+    """Serve a fixed reply so OpenCompass configs can be tried by hand."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reply", default="The answer is \\boxed{42}.")
+    parser.add_argument("--latency", type=float, default=0.0)
+    args = parser.parse_args()
+    with LoopbackOpenAI(lambda body: args.reply, latency=args.latency) as server:
+        print(server.url, flush=True)
+        threading.Event().wait()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
