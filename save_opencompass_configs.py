@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 from loguru import logger
-from mmengine.config import DictAction
 
 DEFAULT_TEMPLATE = Path(__file__).resolve().parent / "opencompass_config_templates" / "nono1.py"
 DEFAULT_OUTPUT_DIR = "opencompass_configs"
@@ -30,8 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="grid template (default: %(default)s)")
     parser.add_argument("--output_dir", default=DEFAULT_OUTPUT_DIR, metavar="DIR",
                         help="where the configs and manifest.json go (default: %(default)s)")
-    parser.add_argument("--set", nargs="+", action=DictAction, default={}, metavar="KEY=VALUE",
-                        help='override template variables, e.g. --set "temperatures=[0.7,1.0]" n=16')
+    parser.add_argument("--set", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
+                        help='override template variables, e.g. --set "temperatures=[0.7,1.0]" n=16 '
+                             '(values are Python literals; a bracketed list of bare words is a list of strings)')
     parser.add_argument("--dry-run", action="store_true", help="print what would be written; write nothing")
     parser.add_argument("--force", action="store_true", help="overwrite existing files")
     return parser
@@ -44,9 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     from gpassk_opencompass import grid, grid_files
 
     try:
-        template = grid_files.load_template(args.config_template_file, args.set)
+        overrides = dict(grid.parse_override(assignment) for assignment in args.set)
+        template = grid_files.load_template(args.config_template_file, overrides)
         runs = grid.expand(template)
-        files = grid_files.plan(runs, template, args.config_template_file, progress=True)
+        files = grid_files.plan(runs, template, args.config_template_file)
         if args.dry_run:
             clashes = set(grid_files.existing(files, args.output_dir))
             for file in files:

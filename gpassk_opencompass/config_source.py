@@ -42,6 +42,14 @@ class ImportPath:
         return cls(obj.__module__, obj.__qualname__)
 
 
+def _is_plain_name(key: Any) -> bool:
+    """Whether ``key`` can be written as ``dict(key=...)`` and read back unchanged.
+
+    (Non-ASCII identifiers are NFKC-normalised by Python: ``dict(ª=1)`` has key ``'a'``.)
+    """
+    return isinstance(key, str) and key.isascii() and key.isidentifier() and not keyword.iskeyword(key)
+
+
 class _Renderer:
     def __init__(self, width: int) -> None:
         self.width = width
@@ -60,14 +68,16 @@ class _Renderer:
     def render(self, value: Any, indent: int, column: int) -> str:
         """``value`` as source starting at ``column`` of a line indented by ``indent``.
 
-        One line if it fits in the width (or cannot be split), else one item per line.
+        One line if it fits in the width (or cannot be split), else one item per line;
+        ``column`` includes any characters that must follow on the same line.
         """
         flat = self._flat(value)
         if column + len(flat) <= self.width or not isinstance(value, (Mapping, list, tuple)) or not value:
             return flat
         inner = " " * (indent + 4)
         opening, items, closing = self._parts(value)
-        lines = [f"{inner}{prefix}{self.render(item, indent + 4, indent + 4 + len(prefix))},"
+        # the column after the prefix, plus one for the trailing comma
+        lines = [f"{inner}{prefix}{self.render(item, indent + 4, indent + 4 + len(prefix) + 1)},"
                  for prefix, item in items]
         return opening + "\n" + "\n".join(lines) + "\n" + " " * indent + closing
 
@@ -87,7 +97,7 @@ class _Renderer:
     def _parts(self, value: Mapping | list | tuple) -> tuple[str, list[tuple[str, Any]], str]:
         """Opening bracket, (prefix, item) pairs, closing bracket."""
         if isinstance(value, Mapping):
-            if all(isinstance(key, str) and key.isidentifier() and not keyword.iskeyword(key) for key in value):
+            if all(_is_plain_name(key) for key in value):
                 return "dict(", [(f"{key}=", item) for key, item in value.items()], ")"
             return "{", [(f"{self._flat(key)}: ", item) for key, item in value.items()], "}"
         opening, closing = ("(", ")") if isinstance(value, tuple) else ("[", "]")

@@ -27,6 +27,7 @@ Names follow one convention for every template:
 
 from __future__ import annotations
 
+import ast
 import difflib
 import posixpath
 import re
@@ -46,6 +47,7 @@ JUDGES = ("auto", "rule", "llm", "cascade")
 REQUIRED = ("backend", "models", "benchmarks", "temperatures", "k", "n", "max_out_len")
 MODEL_KEYS = ("path", "name", "tp", "batch_size", "url", "tokenizer_path")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._+-]")
+_BARE_WORD = re.compile(r"[A-Za-z0-9_.+:/-]+")
 
 
 @dataclass(frozen=True)
@@ -182,6 +184,41 @@ def safe_name(name: str) -> str:
     if not cleaned.strip(".-"):
         raise ValueError(f"model name {name!r} has no usable characters; give the model a name=")
     return cleaned
+
+
+def _literal(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, RecursionError):
+        return text
+
+
+def parse_override(assignment: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` from the command line -> ``(key, value)``.
+
+    The value is a Python literal when it parses as one (``16``, ``[0.7, 1.0]``,
+    ``{'path': 'org/m'}``, ``None``, ``'text'``); a bracketed list of bare words
+    is a list of strings; anything else is the string itself.
+
+    >>> parse_override("temperatures=[0.7,1.0]")
+    ('temperatures', [0.7, 1.0])
+    >>> parse_override("benchmarks=[AIME2025, MATH500-L5]")
+    ('benchmarks', ['AIME2025', 'MATH500-L5'])
+    >>> parse_override("model_url=http://gpu7:8000/v1")
+    ('model_url', 'http://gpu7:8000/v1')
+    """
+    key, equals, text = assignment.partition("=")
+    if not equals or not key.strip():
+        raise ValueError(f"--set expects KEY=VALUE, got {assignment!r}")
+    text = text.strip()
+    value = _literal(text)
+    if value is not text or not text.startswith(("[", "{", "(")):
+        return key.strip(), value
+    words = [item.strip() for item in text[1:-1].split(",") if item.strip()]
+    if text.startswith("[") and text.endswith("]") and all(_BARE_WORD.fullmatch(word) for word in words):
+        return key.strip(), [_literal(word) for word in words]
+    raise ValueError(f"--set {key.strip()}: cannot read {text!r}; write a Python literal, "
+                     "e.g. \"models=[{'path': 'org/model', 'tp': 1}]\"")
 
 
 # ----------------------------------------------------------------------------------- validation
