@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from loguru import logger
 from mmengine.config import Config
 
 from gpassk_opencompass import __version__
@@ -178,6 +179,18 @@ def existing(files: Iterable[PlannedFile], out_dir: str | os.PathLike) -> list[s
     return [file.name for file in files if (Path(out_dir) / file.name).exists()]
 
 
+def _previous_files(directory: Path) -> set[str]:
+    """Config files named by an existing manifest in ``directory`` (none if there is none)."""
+    path = directory / MANIFEST
+    if not path.is_file():
+        return set()
+    try:
+        return {run["file"] for run in json.loads(path.read_text(encoding="utf-8"))["runs"]}
+    except (ValueError, KeyError, TypeError) as error:
+        logger.warning("the existing {} is not a manifest this tool wrote ({}); replacing it", path, error)
+        return set()
+
+
 def write(files: Sequence[PlannedFile], out_dir: str | os.PathLike, force: bool = False) -> None:
     """Write the planned files; without ``force`` refuse (changing nothing) if any exists.
 
@@ -189,6 +202,10 @@ def write(files: Sequence[PlannedFile], out_dir: str | os.PathLike, force: bool 
         raise FileExistsError(f"{len(clashes)} of the {len(files)} files already exist in {out_dir} "
                               f"(first: {clashes[0]}); nothing was written. Pass --force to overwrite them")
     directory = Path(out_dir)
+    stale = sorted(_previous_files(directory) - {file.name for file in files})
+    if stale:
+        logger.warning("{} config(s) of the previous {} are not in this grid and stay in {} (first: {})",
+                       len(stale), MANIFEST, directory, stale[0])
     directory.mkdir(parents=True, exist_ok=True)
     for file in files:
         target = directory / file.name

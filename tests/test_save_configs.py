@@ -125,6 +125,15 @@ def test_rerun_refuses_and_changes_nothing(tmp_path, capsys):
     assert {run["n"] for run in read_manifest(tmp_path / "out")["runs"] if not run["greedy"]} == {16}
 
 
+def test_force_says_which_old_configs_stay(tmp_path, capsys):
+    template = str(REPO / "opencompass_config_templates" / "self_served.py")
+    assert generate(tmp_path, "-tc", template) == 0
+    capsys.readouterr()
+    assert generate(tmp_path, "-tc", template, "--set", "n=16", "--force") == 0
+    assert "6 config(s) of the previous manifest.json are not in this grid and stay in" in capsys.readouterr().err
+    assert len(list((tmp_path / "out").glob("*.py"))) == 18  # 6 greedy rewritten, 6 old + 6 new sampled
+
+
 def test_an_existing_manifest_alone_blocks_the_write(tmp_path):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "manifest.json").write_text("{}")
