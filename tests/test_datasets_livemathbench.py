@@ -170,3 +170,10 @@ def test_dataset_configs_build_through_opencompass(cache, module, variable, ques
 
 def test_check_selection_defaults():
     assert check_selection("202505", None, None) == (("all",), ("en",))
+
+
+def test_exported_lazily_from_the_package():
+    import gpassk_opencompass
+
+    assert gpassk_opencompass.LiveMathBenchDataset is LiveMathBenchDataset
+    assert "LiveMathBenchDataset" in gpassk_opencompass.__all__
