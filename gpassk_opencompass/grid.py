@@ -282,6 +282,26 @@ def _model_entry(raw: Any, index: int, template_url: str | None, source: str) ->
     )
 
 
+def _models(raw: Any, backend: str, model_url: str | None, source: str) -> tuple[ModelEntry, ...]:
+    """The model entries, with the URL rules of the backend checked."""
+    if backend == "turbomind" and model_url is not None:
+        raise _fail(source, "model_url is set, but backend 'turbomind' runs the model in-process; "
+                            "use backend 'openai-local' for a served model")
+    raw_models = _as_list(raw, source, "models")
+    if not raw_models:
+        raise _fail(source, "models is empty; list at least one dict(path=...)")
+    models = tuple(_model_entry(entry, i, model_url, source) for i, entry in enumerate(raw_models))
+    for i, model in enumerate(models):
+        if backend == "turbomind" and model.url is not None:
+            raise _fail(source, f"models[{i}] ({model.path}) sets url={model.url!r}, but backend "
+                                "'turbomind' runs the model in-process; use backend 'openai-local' "
+                                "for a served model")
+        if backend == "openai-local" and model.url is None:
+            raise _fail(source, f"models[{i}] ({model.path}) has no url; set model_url = "
+                                "'http://host:port/v1' or the model's url=")
+    return models
+
+
 def parse_template(variables: Mapping[str, Any], source: str = "template") -> GridTemplate:
     """Validate a template's variables; every problem is a one-line ``ValueError``.
 
@@ -311,24 +331,7 @@ def parse_template(variables: Mapping[str, Any], source: str = "template") -> Gr
         raise _fail(source, f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
     model_url = _optional(public.get("model_url"), lambda v: isinstance(v, str) and v, source,
                           "model_url", "a URL string")
-    if backend == "turbomind" and model_url is not None:
-        raise _fail(source, "model_url is set, but backend 'turbomind' runs the model in-process; "
-                            "use backend 'openai-local' for a served model")
-    raw_models = _as_list(public["models"], source, "models")
-    if not raw_models:
-        raise _fail(source, "models is empty; list at least one dict(path=...)")
-    models = tuple(_model_entry(raw, i, model_url, source) for i, raw in enumerate(raw_models))
-    if backend == "turbomind":
-        for i, model in enumerate(models):
-            if model.url is not None:
-                raise _fail(source, f"models[{i}] ({model.path}) sets url={model.url!r}, but backend "
-                                    "'turbomind' runs the model in-process; use backend 'openai-local' "
-                                    "for a served model")
-    if backend == "openai-local":
-        for i, model in enumerate(models):
-            if model.url is None:
-                raise _fail(source, f"models[{i}] ({model.path}) has no url; set model_url = "
-                                    "'http://host:port/v1' or the model's url=")
+    models = _models(public["models"], backend, model_url, source)
 
     raw_benchmarks = _as_list(public["benchmarks"], source, "benchmarks")
     if not raw_benchmarks:
