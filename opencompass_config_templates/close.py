@@ -40,6 +40,8 @@ repetition_penalty = None
 seed = None
 # The paper's budget for closed models: 4096 output tokens (non-o1) / 8192 (o1-like).
 max_out_len = 8192
+# Prompt + answer budget per request; None = max_out_len + 4096 (the answer is clipped to fit).
+max_seq_len = None
 query_per_second = 4
 retry = 10
 

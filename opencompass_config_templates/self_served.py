@@ -43,6 +43,8 @@ top_k = 50
 repetition_penalty = 1.0
 seed = None
 max_out_len = 8192
+# Prompt + answer budget per request; None = max_out_len + 4096 (the answer is clipped to fit).
+max_seq_len = None
 query_per_second = 16
 retry = 3
 
