@@ -48,12 +48,15 @@ class Fault:
         retry_after: value of the ``Retry-After`` header, if any.
         drop: close the connection without answering.
         delay: seconds to wait before failing (to provoke client timeouts).
+        body: send this raw text as the body instead of a JSON error (with
+            ``status``, which may be 200: a garbage reply).
     """
 
     status: int = 500
     retry_after: float | None = None
     drop: bool = False
     delay: float = 0.0
+    body: str | None = None
 
 
 Response = Union[str, Reply, Fault]
@@ -78,7 +81,9 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def _send_json(self, status: int, payload: dict, headers: dict | None = None) -> None:
-        data = json.dumps(payload).encode()
+        self._send_raw(status, json.dumps(payload).encode(), headers)
+
+    def _send_raw(self, status: int, data: bytes, headers: dict | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -131,6 +136,9 @@ class _Handler(BaseHTTPRequestHandler):
             headers = {}
             if response.retry_after is not None:
                 headers["Retry-After"] = str(response.retry_after)
+            if response.body is not None:
+                self._send_raw(response.status, response.body.encode(), headers)
+                return
             self._send_json(response.status, {"error": {
                 "message": f"injected fault {response.status}", "type": "loopback"}}, headers)
             return
@@ -178,7 +186,9 @@ class LoopbackOpenAI:
         self._httpd.headers_seen = []
         self._httpd.in_flight = 0
         self._httpd.max_in_flight = 0
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # A short poll interval makes stop() (shutdown) quick: tests start many servers.
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
 
     @property
     def port(self) -> int:
