@@ -202,9 +202,11 @@ class _AskAll:
     async def run(self, clients) -> LlmStats:
         for index in range(len(self.prompts)):
             self.queue.put_nowait(_Attempt(index))
+        # Interleaved across URLs: the queue serves waiting workers first come, first served,
+        # so even a batch smaller than the concurrency is spread over every URL.
         workers = [asyncio.create_task(self._work(client, url))
-                   for client, url in zip(clients, self.settings.urls)
-                   for _ in range(self.settings.concurrency)]
+                   for _ in range(self.settings.concurrency)
+                   for client, url in zip(clients, self.settings.urls)]
         try:
             await self.done.wait()
         finally:
@@ -264,7 +266,7 @@ class _AskAll:
         except openai.APITimeoutError:
             problem = f"timed out after {settings.request_timeout:g}s"
         except openai.APIConnectionError as error:
-            problem = f"connection failed ({_short(str(error.__cause__ or error))})"
+            problem = f"connection failed ({_short(repr(error.__cause__ or error))})"
         except (openai.APIResponseValidationError, ValueError) as error:  # ValueError: a body that is not JSON
             problem = f"malformed response ({type(error).__name__}: {_short(str(error))})"
         else:
