@@ -133,8 +133,9 @@ def _parse_line(line: str, where: str, min_predictions: int) -> Generations:
     return Generations(data["id"], data["question"], data["answer"], tuple(predictions), language)
 
 
-def check_metric_request(records: Sequence[Generations], ks: Sequence[int], thresholds: Sequence[float]) -> None:
-    """Raise ``ValueError`` now if ``ks``/``thresholds`` cannot be computed on ``records`` (before judging).
+def check_metric_request(records: Sequence[Generations], ks: Sequence[int], thresholds: Sequence[float], *,
+                         ci: float = 0.95, n_boot: int = 1000, seed: int = 0) -> None:
+    """Raise ``ValueError`` now, before judging, if the metrics cannot be computed on ``records``.
 
     >>> check_metric_request([Generations("a", "q", "1", ("1", "2"))], ks=[4], thresholds=[0.5])
     Traceback (most recent call last):
@@ -142,7 +143,8 @@ def check_metric_request(records: Sequence[Generations], ks: Sequence[int], thre
     ValueError: ks must satisfy k <= n; got k=4 with n=2
     """
     n = np.array([len(record.predictions) for record in records])
-    metrics.summarize(np.zeros_like(n), n, ks, thresholds)  # the same validation the real call will meet
+    # the very calls made after judging, on all-wrong counts: the same validation, milliseconds
+    metrics.summarize_uncertainty(np.zeros_like(n), n, ks, thresholds, ci=ci, n_boot=n_boot, seed=seed)
 
 
 def identical_replicas_share(predictions: Sequence[Sequence[str]]) -> float:
@@ -176,7 +178,7 @@ def score_generations(records: Sequence[Generations], ks: Sequence[int], thresho
         seed: bootstrap seed.
         progress: show progress bars on stderr.
     """
-    check_metric_request(records, ks, thresholds)
+    check_metric_request(records, ks, thresholds, ci=ci, n_boot=n_boot, seed=seed)
     items = [JudgeItem(record.question, record.answer, prediction, record.language)
              for record in records for prediction in record.predictions]
     report = judge_items(items, settings, progress=progress)

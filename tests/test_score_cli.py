@@ -176,12 +176,18 @@ def test_bad_input_lines_fail_before_any_judge_request(loopback_openai, tmp_path
     (["--k", "4", "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "m", "--concurrency", "0"],
      "concurrency must be an integer >= 1, got 0"),
     (["--k", "4", "--output", "/nonexistent-dir/scores.json"], "directory /nonexistent-dir does not exist"),
+    (["--k", "4", "--ci", "1.5"], "ci must be a confidence level in (0, 1); got ci=1.5"),
+    (["--k", "4", "--bootstrap", "0"], "n_boot must be a positive integer; got n_boot=0"),
 ])
-def test_bad_arguments_fail_before_judging(tmp_path, capsys, extra, message):
+def test_bad_arguments_fail_before_judging(loopback_openai, tmp_path, capsys, extra, message):
+    server = loopback_openai(exact_match_judge)
     source = write_jsonl(tmp_path / "gens.jsonl", [GOOD])
+    if "--judge" not in extra and "--judge-url" not in extra:  # a judge that would be asked if judging began
+        extra = [*extra, "--judge-url", server.url, "--judge-model", MODEL]
     assert main(["score", str(source), "--quiet", *extra]) == 2
     error = capsys.readouterr().err.strip()
     assert message in error and len(error.splitlines()) == 1
+    assert server.requests == []
 
 
 def test_missing_input_file_and_unreachable_judge_are_one_line_errors(tmp_path):
