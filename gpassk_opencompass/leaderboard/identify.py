@@ -1,0 +1,228 @@
+"""Who ran what: a run's identity from its own records, never from abbr strings.
+
+Three records can describe an OpenCompass results file, and each is optional:
+
+* the ``gpassk`` block GPassKEvaluator writes into the results (benchmark, k,
+  n, thresholds, bootstrap intervals) — what was actually measured;
+* the run's saved config (``<work_dir>/<ts>/configs/*.py``): the ``models``
+  entry (path, temperature) and the ``datasets`` entry (k, n, the evaluator's
+  ``benchmark``) whose abbrs are the results' folder and file names;
+* the config generator's ``manifest.json`` entry for the same two abbrs.
+
+For what was measured (benchmark, k, n) the results win, then the config, then
+the manifest; for how the model was named and sampled (display name, path,
+temperature, greedy) the manifest wins, then the config.  A disagreement is
+reported, never resolved silently.
+
+>>> run = identify_run(
+...     results={"accuracy": 40.0, "gpassk": {"benchmark": "AIME2025", "k": [1], "n": 1}},
+...     model_cfg={"abbr": "qwen_t0", "path": "Qwen/Qwen2.5-7B-Instruct", "temperature": 0.0},
+...     dataset_cfg={"abbr": "aime2025_k1_n1", "k": 1, "n": 1},
+...     manifest=None)
+>>> run.display_name, run.benchmark, run.greedy, run.k, run.n
+('Qwen2.5-7B-Instruct', 'AIME2025', True, (1,), 1)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from gpassk_opencompass.leaderboard.records import Interval
+
+DEFAULT_THRESHOLDS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+class UnidentifiedRun(ValueError):
+    """A results file whose model or benchmark no record names."""
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """The identity of one run, reconciled from its records.
+
+    Attributes:
+        display_name: leaderboard name of the model.
+        benchmark: canonical benchmark name.
+        greedy: whether the run decoded greedily with n = 1.
+        n: generations per question.
+        k: the k values scored.
+        temperature: sampling temperature, when a record states it.
+        model_path: model path or API model name, when a record states it.
+        thresholds: τ values scored, when the results state them.
+        conflicts: one sentence per disagreement between records.
+    """
+
+    display_name: str
+    benchmark: str
+    greedy: bool
+    n: int
+    k: tuple[int, ...]
+    temperature: float | None = None
+    model_path: str | None = None
+    thresholds: tuple[float, ...] | None = None
+    conflicts: tuple[str, ...] = ()
+
+
+def identify_run(
+    results: Mapping,
+    model_cfg: Mapping | None,
+    dataset_cfg: Mapping | None,
+    manifest: Mapping | None,
+) -> RunIdentity:
+    """Reconcile a run's records into its identity.
+
+    Args:
+        results: the parsed results file.
+        model_cfg: the saved config's ``models`` entry for this run, if found.
+        dataset_cfg: the saved config's ``datasets`` entry for this run, if found.
+        manifest: the generator manifest's ``runs`` entry for this run, if found.
+
+    Returns:
+        The run's identity; ``conflicts`` lists every disagreement.
+
+    Raises:
+        UnidentifiedRun: no record names the model or the benchmark.
+
+    >>> identify_run({"accuracy": 1.0}, None, None, None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.leaderboard.identify.UnidentifiedRun: no saved config or manifest names the model (its path); ...
+    """
+    info = results.get("gpassk") if isinstance(results.get("gpassk"), Mapping) else {}
+    manifest = manifest or {}
+    model_cfg = model_cfg or {}
+    evaluator = _evaluator_cfg(dataset_cfg)
+    conflicts: list[str] = []
+
+    def first(field: str, *candidates: tuple[str, object]) -> object:
+        present = [(source, value) for source, value in candidates if value is not None]
+        for source, value in present[1:]:
+            if value != present[0][1]:
+                conflicts.append(
+                    f"{field}: {present[0][0]} says {present[0][1]!r}, {source} says {value!r}; "
+                    f"using {present[0][0]}")
+        return present[0][1] if present else None
+
+    dataset_k = dataset_n = None
+    if dataset_cfg is not None:  # OpenCompass runs a dataset without k/n as k = n = 1
+        dataset_k = _int_tuple(dataset_cfg.get("k", 1))
+        dataset_n = dataset_cfg.get("n", 1)
+
+    model_path = first("model path", ("the manifest", manifest.get("model_path")),
+                       ("the saved config", model_cfg.get("path")))
+    display_name = manifest.get("display_name") or (
+        PurePosixPath(str(model_path)).name if model_path else None)
+    if not display_name:
+        raise UnidentifiedRun(
+            "no saved config or manifest names the model (its path); keep the run's "
+            "configs/ folder or pass the generator's manifest.json with --manifest")
+    benchmark = first("benchmark", ("the results", info.get("benchmark")),
+                      ("the saved config's evaluator", evaluator.get("benchmark")),
+                      ("the manifest", manifest.get("benchmark")))
+    if not benchmark:
+        raise UnidentifiedRun(
+            "no record names the benchmark; set benchmark=<canonical name> on "
+            "GPassKEvaluator in the dataset config, or pass the generator's manifest.json")
+    k = first("k", ("the results", _int_tuple(info.get("k"))), ("the saved config", dataset_k),
+              ("the manifest", _int_tuple(manifest.get("k"))))
+    n = first("n", ("the results", info.get("n")), ("the saved config", dataset_n),
+              ("the manifest", manifest.get("n")))
+    if k is None or n is None:
+        raise UnidentifiedRun("no record states k and n; keep the run's configs/ folder")
+    temperature = first("temperature", ("the manifest", manifest.get("temperature")),
+                        ("the saved config", model_temperature(model_cfg)))
+    greedy = manifest.get("greedy")
+    if not isinstance(greedy, bool):
+        greedy = n == 1 and _deterministic(model_cfg, temperature)
+        if n == 1 and not greedy:
+            conflicts.append(
+                "n = 1 but no record says decoding was greedy (temperature 0, do_sample=False "
+                "or top_k=1); not used for the Greedy column")
+    thresholds = info.get("thresholds")
+    return RunIdentity(
+        display_name=str(display_name), benchmark=str(benchmark), greedy=greedy, n=int(n), k=k,
+        temperature=None if temperature is None else float(temperature),
+        model_path=None if model_path is None else str(model_path),
+        thresholds=None if thresholds is None else tuple(float(t) for t in thresholds),
+        conflicts=tuple(conflicts))
+
+
+def model_temperature(model_cfg: Mapping) -> float | None:
+    """The sampling temperature a model config sets, wherever its class keeps it.
+
+    API models (``OpenAISDK``) take ``temperature``; HuggingFace and vLLM models
+    ``generation_kwargs``; lmdeploy TurboMind models ``gen_config``.
+
+    >>> model_temperature({"gen_config": {"temperature": 0.7, "top_p": 0.8}})
+    0.7
+    >>> model_temperature({"path": "m"}) is None
+    True
+    """
+    for holder in (model_cfg, model_cfg.get("generation_kwargs"), model_cfg.get("gen_config")):
+        if isinstance(holder, Mapping) and holder.get("temperature") is not None:
+            return float(holder["temperature"])
+    return None
+
+
+def result_metrics(results: Mapping) -> dict[str, float]:
+    """The finite numeric entries of a results file (its metrics), in file order.
+
+    >>> result_metrics({"G-Pass@16_0.5": 40.0, "details": [], "ok": True, "x": float("nan")})
+    {'G-Pass@16_0.5': 40.0}
+    """
+    return {key: float(value) for key, value in results.items()
+            if isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value)}
+
+
+def result_intervals(results: Mapping) -> dict[str, Interval]:
+    """Bootstrap intervals from the results' ``gpassk.uncertainty`` block, by metric key.
+
+    >>> result_intervals({"gpassk": {"uncertainty": {"mG-Pass@16": {
+    ...     "mean": 30.0, "stderr": 1.0, "ci_low": 28.1, "ci_high": 32.0, "ci": 0.95}}}})
+    {'mG-Pass@16': Interval(low=28.1, high=32.0, level=0.95)}
+    """
+    info = results.get("gpassk")
+    block = info.get("uncertainty") if isinstance(info, Mapping) else None
+    if not isinstance(block, Mapping):
+        return {}
+    return {key: Interval(float(entry["ci_low"]), float(entry["ci_high"]), entry.get("ci"))
+            for key, entry in block.items()
+            if isinstance(entry, Mapping) and entry.get("ci_low") is not None
+            and entry.get("ci_high") is not None}
+
+
+def greedy_accuracy_key(n: int) -> str:
+    """The results key of plain accuracy, as GPassKEvaluator writes it.
+
+    >>> greedy_accuracy_key(1), greedy_accuracy_key(4)
+    ('accuracy', 'accuracy (4 runs average)')
+    """
+    return "accuracy" if n == 1 else f"accuracy ({n} runs average)"
+
+
+def _evaluator_cfg(dataset_cfg: Mapping | None) -> Mapping:
+    eval_cfg = (dataset_cfg or {}).get("eval_cfg")
+    evaluator = eval_cfg.get("evaluator") if isinstance(eval_cfg, Mapping) else None
+    return evaluator if isinstance(evaluator, Mapping) else {}
+
+
+def _int_tuple(value: int | Sequence[int] | None) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return (value,)
+    return tuple(int(item) for item in value)
+
+
+def _deterministic(model_cfg: Mapping, temperature: float | None) -> bool:
+    if temperature == 0:
+        return True
+    for holder in (model_cfg.get("generation_kwargs"), model_cfg.get("gen_config")):
+        if isinstance(holder, Mapping) and (holder.get("do_sample") is False
+                                            or holder.get("top_k") == 1):
+            return True
+    return False
