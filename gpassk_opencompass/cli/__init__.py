@@ -42,7 +42,3 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ValueError) as error:
         print(f"gpassk {args.command}: error: {error}", file=sys.stderr)
         return 2
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

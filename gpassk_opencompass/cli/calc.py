@@ -1,0 +1,58 @@
+"""``gpassk calc``: G-Pass@k_tau and mG-Pass@k for one question, as a table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, metric_key, mg_metric_key, summarize
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "calc",
+        help="G-Pass@k_tau and mG-Pass@k for one question with c of n generations correct",
+        description="Print G-Pass@k_tau (one row per tau) and mG-Pass@k for a single question.",
+        epilog="example: gpassk calc --n 48 --c 30 --k 4 8 16",
+    )
+    parser.add_argument("--n", type=int, required=True, help="generations for the question")
+    parser.add_argument("--c", type=int, required=True, help="how many of them are correct")
+    parser.add_argument("--k", type=int, nargs="+", required=True, metavar="K", help="draws (each <= n)")
+    parser.add_argument("--thresholds", type=float, nargs="+", default=list(DEFAULT_THRESHOLDS),
+                        metavar="TAU", help="thresholds tau in [0, 1] (default: %(default)s)")
+    parser.add_argument("--digits", type=int, default=6, help="decimals shown (default: %(default)s)")
+    parser.add_argument("--percent", action="store_true", help="show percentages, as OpenCompass reports")
+    parser.add_argument("--json", action="store_true", help="print full-precision JSON instead of a table")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    result = summarize([args.c], args.n, ks=args.k, thresholds=args.thresholds)
+    scale = 1.0 if args.percent else 0.01
+    if args.json:
+        print(json.dumps({key: value * scale for key, value in result.items()}, indent=2))
+        return 0
+    print(format_table(result, args.k, args.thresholds, scale, args.digits,
+                       title=f"n={args.n} generations, c={args.c} correct"))
+    return 0
+
+
+def format_table(result: dict[str, float], ks, thresholds, scale: float, digits: int, title: str) -> str:
+    """One row per threshold plus an mG-Pass row, one column per k.
+
+    >>> print(format_table({"G-Pass@4_0.5": 71.5, "mG-Pass@4": 16.2}, [4], [0.5], 0.01, 3, "t"))
+    t
+    metric         k=4
+    G-Pass@k_0.5   0.715
+    mG-Pass@k      0.162
+    """
+    rows = [(f"G-Pass@k_{float(tau)}", [result[metric_key(k, tau)] for k in ks]) for tau in thresholds]
+    rows.append(("mG-Pass@k", [result[mg_metric_key(k)] for k in ks]))
+    cells = [[f"{value * scale:.{digits}f}" for value in values] for _, values in rows]
+    width = max(len(label) for label, _ in rows) + 3
+    column = max(len(f"k={k}") for k in ks)
+    column = max([column] + [len(cell) for row in cells for cell in row]) + 2
+    lines = [title, "metric".ljust(width) + "".join(f"k={k}".ljust(column) for k in ks).rstrip()]
+    for (label, _), row in zip(rows, cells):
+        lines.append(label.ljust(width) + "".join(cell.ljust(column) for cell in row).rstrip())
+    return "\n".join(lines)

