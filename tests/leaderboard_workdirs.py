@@ -141,11 +141,18 @@ def write_run(work_dir: Path, timestamp: str, specs: list[Spec], *, pid: int = 4
                   for spec in specs}
         datasets = {spec.dataset_abbr: dataset_cfg(spec.dataset_abbr, spec.benchmark, spec.ks, spec.n)
                     for spec in specs}
-        Config(dict(models=list(models.values()), datasets=list(datasets.values()),
-                    work_dir=str(run_dir))).dump(str(run_dir / "configs" / f"{timestamp}_{pid}.py"))
+        write_config(run_dir, f"{timestamp}_{pid}", list(models.values()), list(datasets.values()))
     for spec in specs:
         write_results(run_dir, spec.model_abbr, spec.dataset_abbr, spec.results(with_block))
     return run_dir
+
+
+def write_config(run_dir: Path, name: str, models: list[dict], datasets: list[dict]) -> Path:
+    """The config dump OpenCompass writes at launch: ``configs/<YYYYmmdd_HHMMSS>_<pid>.py``."""
+    path = Path(run_dir) / "configs" / f"{name}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Config(dict(models=models, datasets=datasets, work_dir=str(run_dir))).dump(str(path))
+    return path
 
 
 def write_results(run_dir: Path, model_abbr: str, dataset_abbr: str, results: dict) -> Path:

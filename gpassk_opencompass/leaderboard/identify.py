@@ -32,8 +32,6 @@ from pathlib import PurePosixPath
 
 from gpassk_opencompass.leaderboard.records import Interval
 
-DEFAULT_THRESHOLDS = (0.0, 0.25, 0.5, 0.75, 1.0)
-
 
 class UnidentifiedRun(ValueError):
     """A results file whose model or benchmark no record names."""

@@ -33,10 +33,9 @@ from __future__ import annotations
 import difflib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
 from gpassk_opencompass.benchmarks import BENCHMARKS
-from gpassk_opencompass.leaderboard.identify import DEFAULT_THRESHOLDS, greedy_accuracy_key
+from gpassk_opencompass.leaderboard.identify import greedy_accuracy_key
 from gpassk_opencompass.leaderboard.records import (
     BenchmarkTable,
     Cell,
@@ -46,27 +45,10 @@ from gpassk_opencompass.leaderboard.records import (
     Row,
     RunResult,
 )
+from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, metric_key, mg_metric_key
 
 LEADERBOARD_THRESHOLDS = (0.5, 0.75, 1.0)
 GREEDY = "Greedy"
-
-
-def g_pass_key(k: int, tau: float) -> str:
-    """The results key of G-Pass@k_τ, as OpenCompass writes it (τ printed as a float).
-
-    >>> g_pass_key(16, 0.5), g_pass_key(16, 1), g_pass_key(4, 0.25)
-    ('G-Pass@16_0.5', 'G-Pass@16_1.0', 'G-Pass@4_0.25')
-    """
-    return f"G-Pass@{k}_{float(tau)}"
-
-
-def mg_pass_key(k: int) -> str:
-    """The results key of mG-Pass@k.
-
-    >>> mg_pass_key(16)
-    'mG-Pass@16'
-    """
-    return f"mG-Pass@{k}"
 
 
 def leaderboard_columns(k: int = 16, thresholds: Sequence[float] = LEADERBOARD_THRESHOLDS) -> tuple[Column, ...]:
@@ -82,9 +64,9 @@ def leaderboard_columns(k: int = 16, thresholds: Sequence[float] = LEADERBOARD_T
             raise ValueError(f"threshold τ must lie in [0, 1], got {tau!r}")
     return (
         Column(GREEDY, GREEDY, None),
-        *(Column(g_pass_key(k, tau), f"G-Pass@{k}-{float(tau)}", g_pass_key(k, tau))
+        *(Column(metric_key(k, tau), f"G-Pass@{k}-{float(tau)}", metric_key(k, tau))
           for tau in thresholds),
-        Column(mg_pass_key(k), mg_pass_key(k), mg_pass_key(k)),
+        Column(mg_metric_key(k), mg_metric_key(k), mg_metric_key(k)),
     )
 
 
@@ -212,8 +194,8 @@ def _row(sampled: RunResult | None, greedy: RunResult | None, columns: Sequence[
 
 def _curve(run: RunResult, k: int) -> tuple[tuple[float, float], ...]:
     taus = sorted(run.thresholds if run.thresholds is not None else DEFAULT_THRESHOLDS)
-    return tuple((tau, run.metrics[g_pass_key(k, tau)]) for tau in taus
-                 if g_pass_key(k, tau) in run.metrics)
+    return tuple((tau, run.metrics[metric_key(k, tau)]) for tau in taus
+                 if metric_key(k, tau) in run.metrics)
 
 
 def _temperature_text(temperature: float | None) -> str:
@@ -229,7 +211,3 @@ def _sort_key(columns: Sequence[Column]):
 
     return key
 
-
-def row_sources(leaderboard: Leaderboard) -> list[Path]:
-    """Every results file a leaderboard's rows were built from, in table order."""
-    return [path for table in leaderboard.tables for row in table.rows for path in row.sources]
