@@ -80,7 +80,8 @@ def test_the_manifest_identifies_runs_without_a_saved_config(tmp_path):
     runs = by_file(collection)
     sampled, greedy = (runs[(spec.model_abbr, spec.dataset_abbr)] for spec in specs)
     assert sampled.display_name == greedy.display_name == "Strong-Math-7B"
-    assert (sampled.benchmark, sampled.k, sampled.n, sampled.greedy) == ("LiveMathBench-202412", (4, 8, 16), 32, False)
+    assert (sampled.benchmark, sampled.k, sampled.n) == ("LiveMathBench-202412", (4, 8, 16), 32)
+    assert sampled.greedy is False
     assert (greedy.k, greedy.n, greedy.greedy, greedy.temperature) == ((1,), 1, True, 0.0)
     assert any("no saved config" in message for message in messages(collection))
 
@@ -211,3 +212,20 @@ def test_a_broken_manifest_is_a_clear_error(tmp_path):
     (tmp_path / "outputs" / "manifest.json").write_text('{"runs": [{"file": "x.py"}]}', encoding="utf-8")
     with pytest.raises(ValueError, match="is not a generator manifest"):
         collect_runs([tmp_path])
+
+
+@pytest.mark.parametrize("block, message", [
+    ({"k": "16"}, "the results' gpassk.k should be a positive int or a list of them, got '16'"),
+    ({"n": 0}, "the results' gpassk.n should be a positive int, got 0"),
+    ({"thresholds": "0.5"}, "the results' gpassk.thresholds should be a list of numbers, got '0.5'"),
+    ({"benchmark": 2025}, "the benchmark should be a name, got 2025"),
+])
+def test_malformed_results_blocks_are_skipped_with_the_reason(tmp_path, block, message):
+    spec = Spec("acme/m", "AIME2025", 0.7, 32, (16,), 0.5)
+    run_dir = write_run(tmp_path / "outputs", TS, [spec, standard_grid()[0]])
+    results = read_results(run_dir / "results" / spec.model_abbr / f"{spec.dataset_abbr}.json")
+    results["gpassk"].update(block)
+    path = write_results(run_dir, spec.model_abbr, spec.dataset_abbr, results)
+    collection = collect_runs([tmp_path])
+    assert [run.display_name for run in collection.runs] == ["strong-math-7b"]
+    assert f"skipped {path}: {message}" in messages(collection)

@@ -117,6 +117,15 @@ def test_the_newest_run_wins_and_both_are_named(tmp_path):
     assert f"using the newest, {old_path}, over {new_path}" in notice.message
 
 
+def test_a_display_name_shared_by_two_models_is_called_out(tmp_path):
+    write_run(tmp_path / "a", TS, [Spec("org-a/Model-7B", "AIME2025", 0.7, 32, (16,), 0.3)])
+    write_run(tmp_path / "b", TS, [Spec("org-b/Model-7B", "AIME2025", 0.7, 32, (16,), 0.6)])
+    board = build_leaderboard(collect_runs([tmp_path]).runs)
+    assert len(board.tables[0].rows) == 1
+    (notice,) = board.notices
+    assert "different models share this display name: org-a/Model-7B, org-b/Model-7B" in notice.message
+
+
 def test_a_run_with_another_k_is_left_out_and_the_table_stays(tmp_path):
     specs = standard_grid()[:4]  # strong (sampled + greedy) and middle on LiveMathBench-202412 ...
     other_k = Spec("acme/other-k", "LiveMathBench-202412", 0.7, 8, (4, 8), 0.5)

@@ -155,8 +155,8 @@ def _read_run_dir(run_dir: Path, manifests: ManifestIndex, notices: list[Notice]
             continue
         if unmatched and manifest is None:
             notices.append(Notice(f"{results_path}: {unmatched}", results_path))
-        for conflict in identity.conflicts:
-            notices.append(Notice(f"{results_path}: {conflict}", results_path))
+        for note in identity.notes:
+            notices.append(Notice(f"{results_path}: {note}", results_path))
         runs.append(RunResult(
             results_path=results_path, model_abbr=model_abbr, dataset_abbr=dataset_abbr,
             display_name=identity.display_name, benchmark=identity.benchmark,

@@ -220,10 +220,10 @@ def _panel(leaderboard: Leaderboard, table: BenchmarkTable, index: int, colors: 
                              else f"published {format_value(cell.published)}")
                 cells.append(f'<td class="delta{flagged}" data-value="{_data(cell.delta)}" '
                              f'title="{published}">{escape(format_comparison(cell, comparison))}</td>')
-        sources = "; ".join(str(path) for path in row.sources)
-        body.append(f'<tr data-model="{escape(row.label)}" title="{escape(sources)}">' + "".join(cells) + "</tr>")
+        body.append(f'<tr data-model="{escape(row.label)}">' + "".join(cells) + "</tr>")
     chart = threshold_chart(table.rows, k=leaderboard.k, colors=colors, title=table.benchmark)
-    return f"""<section class="benchmark" id="panel-{index}" role="tabpanel" data-benchmark="{escape(table.benchmark)}">
+    name = escape(table.benchmark)
+    return f"""<section class="benchmark" id="panel-{index}" role="tabpanel" data-benchmark="{name}">
 <h2>{escape(table.benchmark)}</h2>
 <table class="leaderboard">
 <thead><tr>{''.join(headers)}</tr></thead>

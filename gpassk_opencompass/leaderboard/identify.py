@@ -26,7 +26,7 @@ reported, never resolved silently.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -50,7 +50,7 @@ class RunIdentity:
         temperature: sampling temperature, when a record states it.
         model_path: model path or API model name, when a record states it.
         thresholds: τ values scored, when the results state them.
-        conflicts: one sentence per disagreement between records.
+        notes: one sentence per disagreement between records, or doubt.
     """
 
     display_name: str
@@ -61,7 +61,7 @@ class RunIdentity:
     temperature: float | None = None
     model_path: str | None = None
     thresholds: tuple[float, ...] | None = None
-    conflicts: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 def identify_run(
@@ -79,7 +79,7 @@ def identify_run(
         manifest: the generator manifest's ``runs`` entry for this run, if found.
 
     Returns:
-        The run's identity; ``conflicts`` lists every disagreement.
+        The run's identity; ``notes`` lists every disagreement or doubt.
 
     Raises:
         UnidentifiedRun: no record names the model or the benchmark.
@@ -93,21 +93,21 @@ def identify_run(
     manifest = manifest or {}
     model_cfg = model_cfg or {}
     evaluator = _evaluator_cfg(dataset_cfg)
-    conflicts: list[str] = []
+    notes: list[str] = []
 
     def first(field: str, *candidates: tuple[str, object]) -> object:
         present = [(source, value) for source, value in candidates if value is not None]
         for source, value in present[1:]:
             if value != present[0][1]:
-                conflicts.append(
+                notes.append(
                     f"{field}: {present[0][0]} says {present[0][1]!r}, {source} says {value!r}; "
                     f"using {present[0][0]}")
         return present[0][1] if present else None
 
     dataset_k = dataset_n = None
     if dataset_cfg is not None:  # OpenCompass runs a dataset without k/n as k = n = 1
-        dataset_k = _int_tuple(dataset_cfg.get("k", 1))
-        dataset_n = dataset_cfg.get("n", 1)
+        dataset_k = _int_tuple(dataset_cfg.get("k", 1), "the saved config's k")
+        dataset_n = _positive_int(dataset_cfg.get("n", 1), "the saved config's n")
 
     model_path = first("model path", ("the manifest", manifest.get("model_path")),
                        ("the saved config", model_cfg.get("path")))
@@ -120,32 +120,40 @@ def identify_run(
     benchmark = first("benchmark", ("the results", info.get("benchmark")),
                       ("the saved config's evaluator", evaluator.get("benchmark")),
                       ("the manifest", manifest.get("benchmark")))
+    if benchmark is not None and not isinstance(benchmark, str):
+        raise UnidentifiedRun(f"the benchmark should be a name, got {benchmark!r}")
     if not benchmark:
         raise UnidentifiedRun(
             "no record names the benchmark; set benchmark=<canonical name> on "
             "GPassKEvaluator in the dataset config, or pass the generator's manifest.json")
-    k = first("k", ("the results", _int_tuple(info.get("k"))), ("the saved config", dataset_k),
-              ("the manifest", _int_tuple(manifest.get("k"))))
-    n = first("n", ("the results", info.get("n")), ("the saved config", dataset_n),
-              ("the manifest", manifest.get("n")))
+    k = first("k", ("the results", _int_tuple(info.get("k"), "the results' gpassk.k")),
+              ("the saved config", dataset_k),
+              ("the manifest", _int_tuple(manifest.get("k"), "the manifest's k")))
+    n = first("n", ("the results", _positive_int(info.get("n"), "the results' gpassk.n")),
+              ("the saved config", dataset_n),
+              ("the manifest", _positive_int(manifest.get("n"), "the manifest's n")))
     if k is None or n is None:
         raise UnidentifiedRun("no record states k and n; keep the run's configs/ folder")
-    temperature = first("temperature", ("the manifest", manifest.get("temperature")),
-                        ("the saved config", model_temperature(model_cfg)))
+    temperature = first(
+        "temperature", ("the manifest", _number(manifest.get("temperature"), "the manifest's temperature")),
+        ("the saved config", model_temperature(model_cfg)))
     greedy = manifest.get("greedy")
     if not isinstance(greedy, bool):
         greedy = n == 1 and _deterministic(model_cfg, temperature)
         if n == 1 and not greedy:
-            conflicts.append(
+            notes.append(
                 "n = 1 but no record says decoding was greedy (temperature 0, do_sample=False "
                 "or top_k=1); not used for the Greedy column")
     thresholds = info.get("thresholds")
+    if thresholds is not None and not (isinstance(thresholds, list) and all(map(_is_number, thresholds))):
+        raise UnidentifiedRun(
+            f"the results' gpassk.thresholds should be a list of numbers, got {thresholds!r}")
     return RunIdentity(
         display_name=str(display_name), benchmark=str(benchmark), greedy=greedy, n=int(n), k=k,
         temperature=None if temperature is None else float(temperature),
         model_path=None if model_path is None else str(model_path),
         thresholds=None if thresholds is None else tuple(float(t) for t in thresholds),
-        conflicts=tuple(conflicts))
+        notes=tuple(notes))
 
 
 def model_temperature(model_cfg: Mapping) -> float | None:
@@ -161,7 +169,7 @@ def model_temperature(model_cfg: Mapping) -> float | None:
     """
     for holder in (model_cfg, model_cfg.get("generation_kwargs"), model_cfg.get("gen_config")):
         if isinstance(holder, Mapping) and holder.get("temperature") is not None:
-            return float(holder["temperature"])
+            return _number(holder["temperature"], "the saved config's temperature")
     return None
 
 
@@ -171,9 +179,7 @@ def result_metrics(results: Mapping) -> dict[str, float]:
     >>> result_metrics({"G-Pass@16_0.5": 40.0, "details": [], "ok": True, "x": float("nan")})
     {'G-Pass@16_0.5': 40.0}
     """
-    return {key: float(value) for key, value in results.items()
-            if isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value)}
+    return {key: float(value) for key, value in results.items() if _is_number(value)}
 
 
 def result_intervals(results: Mapping) -> dict[str, Interval]:
@@ -187,10 +193,11 @@ def result_intervals(results: Mapping) -> dict[str, Interval]:
     block = info.get("uncertainty") if isinstance(info, Mapping) else None
     if not isinstance(block, Mapping):
         return {}
-    return {key: Interval(float(entry["ci_low"]), float(entry["ci_high"]), entry.get("ci"))
+    return {key: Interval(float(entry["ci_low"]), float(entry["ci_high"]),
+                          float(entry["ci"]) if _is_number(entry.get("ci")) else None)
             for key, entry in block.items()
-            if isinstance(entry, Mapping) and entry.get("ci_low") is not None
-            and entry.get("ci_high") is not None}
+            if isinstance(entry, Mapping) and _is_number(entry.get("ci_low"))
+            and _is_number(entry.get("ci_high"))}
 
 
 def greedy_accuracy_key(n: int) -> str:
@@ -208,12 +215,36 @@ def _evaluator_cfg(dataset_cfg: Mapping | None) -> Mapping:
     return evaluator if isinstance(evaluator, Mapping) else {}
 
 
-def _int_tuple(value: int | Sequence[int] | None) -> tuple[int, ...] | None:
+def _int_tuple(value: object, what: str) -> tuple[int, ...] | None:
+    """``k`` as OpenCompass allows it: an int or a list of ints."""
     if value is None:
         return None
-    if isinstance(value, int):
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
         return (value,)
-    return tuple(int(item) for item in value)
+    if isinstance(value, (list, tuple)) and value and all(
+            isinstance(item, int) and not isinstance(item, bool) and item >= 1 for item in value):
+        return tuple(value)
+    raise UnidentifiedRun(f"{what} should be a positive int or a list of them, got {value!r}")
+
+
+def _positive_int(value: object, what: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value
+    raise UnidentifiedRun(f"{what} should be a positive int, got {value!r}")
+
+
+def _number(value: object, what: str) -> float | None:
+    if value is None:
+        return None
+    if not _is_number(value):
+        raise UnidentifiedRun(f"{what} should be a number, got {value!r}")
+    return float(value)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _deterministic(model_cfg: Mapping, temperature: float | None) -> bool:

@@ -158,10 +158,13 @@ def _newest(runs: Sequence[RunResult], notices: list[Notice]) -> list[RunResult]
     for (benchmark, name, greedy, _), group in groups.items():
         group.sort(key=lambda run: (run.written, str(run.results_path)))
         newest = group[-1]
+        paths = sorted({str(run.model_path) for run in group})
+        collision = (f" (different models share this display name: {', '.join(paths)}; give them "
+                     "distinct display_name in the generator's manifest)") if len(paths) > 1 else ""
         for older in group[:-1]:
             notices.append(Notice(
                 f"{name} on {benchmark} ({'greedy' if greedy else 'sampled'}) ran more than once: "
-                f"using the newest, {newest.results_path}, over {older.results_path}",
+                f"using the newest, {newest.results_path}, over {older.results_path}{collision}",
                 older.results_path))
         chosen.append(newest)
     return chosen
