@@ -136,8 +136,9 @@ def compare_with_published(leaderboard: Leaderboard, published: PublishedLeaderb
             model = published.match(row.model)
             if model is None and row.model not in unmatched:
                 unmatched.add(row.model)
-                notices.append(Notice(f"{row.model} is not among the published models; "
-                                      "name it as the published table does (manifest display_name)"))
+                notices.append(Notice(f"{row.model} is not among the published models, so it has no Δ; "
+                                      "if it is one under another name, set display_name in the "
+                                      "generator's manifest"))
             cells = {column.label: replace(
                 row.cells[column.label],
                 published=None if model is None else published.value(model, column.json_name,
