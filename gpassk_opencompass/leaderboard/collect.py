@@ -27,12 +27,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from gpassk_opencompass.leaderboard.identify import (
-    UnidentifiedRun,
-    identify_run,
-    result_intervals,
-    result_metrics,
-)
+from gpassk_opencompass.leaderboard.identify import UnidentifiedRun, identify_run
 from gpassk_opencompass.leaderboard.records import Collection, Notice, RunResult
 
 MANIFEST_NAME = "manifest.json"
@@ -148,22 +143,17 @@ def _read_run_dir(run_dir: Path, manifests: ManifestIndex, notices: list[Notice]
             unmatched = (f"no saved config in {run_dir / 'configs'} has both model {model_abbr!r} "
                          f"and dataset {dataset_abbr!r}")
         try:
-            identity = identify_run(results, model_cfg, dataset_cfg, manifest)
+            run, notes = identify_run(results, model_cfg, dataset_cfg, manifest, results_path=results_path,
+                                      model_abbr=model_abbr, dataset_abbr=dataset_abbr,
+                                      written=results_path.stat().st_mtime)
         except UnidentifiedRun as error:
             notices.append(Notice(f"skipped {results_path}: {error}"
                                   + (f" ({unmatched})" if unmatched else ""), results_path))
             continue
         if unmatched and manifest is None:
             notices.append(Notice(f"{results_path}: {unmatched}", results_path))
-        for note in identity.notes:
-            notices.append(Notice(f"{results_path}: {note}", results_path))
-        runs.append(RunResult(
-            results_path=results_path, model_abbr=model_abbr, dataset_abbr=dataset_abbr,
-            display_name=identity.display_name, benchmark=identity.benchmark,
-            greedy=identity.greedy, n=identity.n, k=identity.k,
-            temperature=identity.temperature, model_path=identity.model_path,
-            metrics=result_metrics(results), intervals=result_intervals(results),
-            thresholds=identity.thresholds, written=results_path.stat().st_mtime))
+        notices += [Notice(f"{results_path}: {note}", results_path) for note in notes]
+        runs.append(run)
     return runs
 
 

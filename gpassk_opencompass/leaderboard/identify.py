@@ -14,54 +14,27 @@ the manifest; for how the model was named and sampled (display name, path,
 temperature, greedy) the manifest wins, then the config.  A disagreement is
 reported, never resolved silently.
 
->>> run = identify_run(
+>>> run, notes = identify_run(
 ...     results={"accuracy": 40.0, "gpassk": {"benchmark": "AIME2025", "k": [1], "n": 1}},
 ...     model_cfg={"abbr": "qwen_t0", "path": "Qwen/Qwen2.5-7B-Instruct", "temperature": 0.0},
 ...     dataset_cfg={"abbr": "aime2025_k1_n1", "k": 1, "n": 1},
-...     manifest=None)
->>> run.display_name, run.benchmark, run.greedy, run.k, run.n
-('Qwen2.5-7B-Instruct', 'AIME2025', True, (1,), 1)
+...     manifest=None, results_path=Path("results/qwen_t0/aime2025_k1_n1.json"),
+...     model_abbr="qwen_t0", dataset_abbr="aime2025_k1_n1")
+>>> run.display_name, run.benchmark, run.greedy, run.k, run.n, run.metrics, notes
+('Qwen2.5-7B-Instruct', 'AIME2025', True, (1,), 1, {'accuracy': 40.0}, ())
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
-from gpassk_opencompass.leaderboard.records import Interval
+from gpassk_opencompass.leaderboard.records import Interval, RunResult
 
 
 class UnidentifiedRun(ValueError):
     """A results file whose model or benchmark no record names."""
-
-
-@dataclass(frozen=True)
-class RunIdentity:
-    """The identity of one run, reconciled from its records.
-
-    Attributes:
-        display_name: leaderboard name of the model.
-        benchmark: canonical benchmark name.
-        greedy: whether the run decoded greedily with n = 1.
-        n: generations per question.
-        k: the k values scored.
-        temperature: sampling temperature, when a record states it.
-        model_path: model path or API model name, when a record states it.
-        thresholds: τ values scored, when the results state them.
-        notes: one sentence per disagreement between records, or doubt.
-    """
-
-    display_name: str
-    benchmark: str
-    greedy: bool
-    n: int
-    k: tuple[int, ...]
-    temperature: float | None = None
-    model_path: str | None = None
-    thresholds: tuple[float, ...] | None = None
-    notes: tuple[str, ...] = ()
 
 
 def identify_run(
@@ -69,22 +42,32 @@ def identify_run(
     model_cfg: Mapping | None,
     dataset_cfg: Mapping | None,
     manifest: Mapping | None,
-) -> RunIdentity:
-    """Reconcile a run's records into its identity.
+    *,
+    results_path: Path,
+    model_abbr: str,
+    dataset_abbr: str,
+    written: float = 0.0,
+) -> tuple[RunResult, tuple[str, ...]]:
+    """Reconcile a run's records into a :class:`RunResult`.
 
     Args:
         results: the parsed results file.
         model_cfg: the saved config's ``models`` entry for this run, if found.
         dataset_cfg: the saved config's ``datasets`` entry for this run, if found.
         manifest: the generator manifest's ``runs`` entry for this run, if found.
+        results_path: where the results file is.
+        model_abbr: its folder name.
+        dataset_abbr: its file stem.
+        written: its modification time.
 
     Returns:
-        The run's identity; ``notes`` lists every disagreement or doubt.
+        The run, and one sentence per disagreement between records (or doubt).
 
     Raises:
-        UnidentifiedRun: no record names the model or the benchmark.
+        UnidentifiedRun: no record names the model or the benchmark, or a record is malformed.
 
-    >>> identify_run({"accuracy": 1.0}, None, None, None)  # doctest: +ELLIPSIS
+    >>> identify_run({"accuracy": 1.0}, None, None, None, results_path=Path("r.json"),
+    ...              model_abbr="m", dataset_abbr="d")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     gpassk_opencompass.leaderboard.identify.UnidentifiedRun: no saved config or manifest names the model (its path); ...
@@ -148,12 +131,14 @@ def identify_run(
     if thresholds is not None and not (isinstance(thresholds, list) and all(map(_is_number, thresholds))):
         raise UnidentifiedRun(
             f"the results' gpassk.thresholds should be a list of numbers, got {thresholds!r}")
-    return RunIdentity(
-        display_name=str(display_name), benchmark=str(benchmark), greedy=greedy, n=int(n), k=k,
-        temperature=None if temperature is None else float(temperature),
-        model_path=None if model_path is None else str(model_path),
+    run = RunResult(
+        results_path=results_path, model_abbr=model_abbr, dataset_abbr=dataset_abbr,
+        display_name=str(display_name), benchmark=benchmark, greedy=greedy, n=n, k=k,
+        temperature=temperature, model_path=None if model_path is None else str(model_path),
+        metrics=result_metrics(results), intervals=result_intervals(results),
         thresholds=None if thresholds is None else tuple(float(t) for t in thresholds),
-        notes=tuple(notes))
+        written=written)
+    return run, tuple(notes)
 
 
 def model_temperature(model_cfg: Mapping) -> float | None:
