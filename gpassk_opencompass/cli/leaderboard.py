@@ -41,7 +41,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                         metavar="TAU", help="τ of the G-Pass@k_τ columns (default 0.5 0.75 1.0)")
     parser.add_argument("--benchmarks", nargs="+", metavar="NAME",
                         help="only these benchmarks, in this order (canonical names)")
-    parser.add_argument("--temperature", type=float,
+    parser.add_argument("--temperature", type=float, metavar="T",
                         help="only sampled runs at this temperature (default: all; a model sampled at "
                              "several temperatures gets a row per temperature)")
     parser.add_argument("--format", choices=sorted(FORMATS),
@@ -58,7 +58,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument("--published", type=Path, metavar="FILE",
                         help="compare with this JSON ({model: {metric: {benchmark: value}}}) instead "
                              "of the shipped figures; implies --compare-published")
-    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE,
+    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="POINTS",
                         help=f"flag Δ beyond this many points (default {DEFAULT_TOLERANCE:g})")
     parser.add_argument("--manifest", type=Path, action="append", default=[], metavar="FILE",
                         help="a generator manifest.json describing the runs (those under OUTPUTS are "

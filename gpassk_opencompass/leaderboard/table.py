@@ -62,6 +62,7 @@ def leaderboard_columns(k: int = 16, thresholds: Sequence[float] = LEADERBOARD_T
     for tau in thresholds:
         if not 0.0 <= tau <= 1.0:
             raise ValueError(f"threshold τ must lie in [0, 1], got {tau!r}")
+    thresholds = tuple(dict.fromkeys(float(tau) for tau in thresholds))  # each column once
     return (
         Column(GREEDY, GREEDY, None),
         *(Column(metric_key(k, tau), f"G-Pass@{k}-{float(tau)}", metric_key(k, tau))
