@@ -25,10 +25,12 @@ LEFT, RIGHT, TOP, BOTTOM = 56, 200, 20, 50
 PLOT_WIDTH = WIDTH - LEFT - RIGHT
 PLOT_HEIGHT = HEIGHT - TOP - BOTTOM
 
-# matplotlib's tab10, then tab10's lighter partners: distinct and colour-blind tolerable.
+# matplotlib's tab10, tab10's lighter partners, then tab20b's darks: 24 distinct colours,
+# enough for every model of the published leaderboard.
 PALETTE = (
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
     "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
+    "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#5254a3", "#8ca252", "#bd9e39",
 )
 
 
@@ -56,7 +58,8 @@ def threshold_chart(rows: Sequence[Row], *, k: int, colors: Mapping[str, str], t
         An ``<svg>`` element as text.
     """
     drawn = [row for row in rows if row.curve]
-    parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+    height = max(HEIGHT, TOP + 18 * len(drawn) + 20)  # a long legend extends the drawing downwards
+    parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" role="img" '
              f'aria-label="G-Pass@{k}_τ against τ on {escape(title)}" xmlns="http://www.w3.org/2000/svg">']
     parts += _axes(k)
     legend_rows = sorted(drawn, key=_last_value, reverse=True)  # best first, as the lines stack
