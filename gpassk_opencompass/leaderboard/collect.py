@@ -47,8 +47,8 @@ def collect_runs(paths: Sequence[Path | str], manifests: Sequence[Path | str] = 
         or doubtful.
 
     Raises:
-        ValueError: a path does not exist, a manifest is unreadable, or no
-            results file exists under any of ``paths``.
+        ValueError: a path does not exist, a manifest given in ``manifests`` is
+            unreadable, or no results file exists under any of ``paths``.
     """
     roots = [Path(path) for path in paths]
     for root in roots:
@@ -56,21 +56,21 @@ def collect_runs(paths: Sequence[Path | str], manifests: Sequence[Path | str] = 
             raise ValueError(f"{str(root)!r} is not a directory; expected an OpenCompass work dir "
                              "(the -w folder or one of its <timestamp> runs)")
     notices: list[Notice] = []
-    run_dirs: list[Path] = []
-    found_manifests = [Path(path) for path in manifests]
+    manifest_index = _index_manifests([Path(path) for path in manifests], notices, strict=True)
+    run_dirs: dict[Path, Path] = {}  # resolved -> as given; overlapping OUTPUTS read each run once
     for root in roots:
         runs_here, manifests_here = _discover(root)
         if not runs_here:
             notices.append(Notice(f"no results/ folder under {root}", root))
-        run_dirs += runs_here
-        found_manifests += manifests_here
+        for run_dir in runs_here:
+            run_dirs.setdefault(run_dir.resolve(), run_dir)
+        manifest_index.update(_index_manifests(manifests_here, notices, strict=False))
     if not run_dirs:
         raise ValueError(
             f"no OpenCompass results under {', '.join(map(str, roots))}; expected "
             "<work_dir>/<timestamp>/results/<model_abbr>/<dataset_abbr>.json")
-    manifest_index = _index_manifests(found_manifests, notices)
     runs: list[RunResult] = []
-    for run_dir in tqdm(run_dirs, desc="reading runs", unit="run", disable=None, leave=False):
+    for run_dir in tqdm(run_dirs.values(), desc="reading runs", unit="run", disable=None, leave=False):
         runs += _read_run_dir(run_dir, manifest_index, notices)
     return Collection(runs=tuple(runs), notices=tuple(notices))
 
@@ -106,10 +106,19 @@ def _discover(root: Path) -> tuple[list[Path], list[Path]]:
     return run_dirs, manifests
 
 
-def _index_manifests(paths: Iterable[Path], notices: list[Notice]) -> dict[tuple[str, str], Mapping]:
+def _index_manifests(paths: Iterable[Path], notices: list[Notice], strict: bool) -> dict[tuple[str, str], Mapping]:
+    """Manifest runs by ``(model_abbr, dataset_abbr)``; an unreadable manifest raises when
+    ``strict`` (given with --manifest), else it is a notice (found by looking around)."""
     index: dict[tuple[str, str], Mapping] = {}
-    for path in dict.fromkeys(path.resolve() for path in paths):  # each manifest once, order kept
-        for key, run in read_manifest(path).items():
+    for path in paths:
+        try:
+            runs = read_manifest(path)
+        except ValueError as error:
+            if strict:
+                raise
+            notices.append(Notice(f"ignored {error}", path))
+            continue
+        for key, run in runs.items():
             if key in index and index[key] != run:
                 notices.append(Notice(
                     f"manifests disagree about model {key[0]!r} on dataset {key[1]!r}; "

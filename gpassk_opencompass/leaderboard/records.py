@@ -199,4 +199,4 @@ class Leaderboard:
     columns: tuple[Column, ...]
     tables: tuple[BenchmarkTable, ...]
     notices: tuple[Notice, ...] = ()
-    comparison: Comparison | None = field(default=None)
+    comparison: Comparison | None = None
