@@ -23,6 +23,7 @@ The server records every request body it parsed in ``server.requests``.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -48,12 +49,15 @@ class Fault:
         retry_after: value of the ``Retry-After`` header, if any.
         drop: close the connection without answering.
         delay: seconds to wait before failing (to provoke client timeouts).
+        body: send this raw text as the body instead of a JSON error (with
+            ``status``, which may be 200: a garbage reply).
     """
 
     status: int = 500
     retry_after: float | None = None
     drop: bool = False
     delay: float = 0.0
+    body: str | None = None
 
 
 Response = Union[str, Reply, Fault]
@@ -73,12 +77,17 @@ def last_user_message(body: dict) -> str:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+    # TCP_NODELAY, as uvicorn (vLLM, SGLang) sets it: without it the body,
+    # written after the headers, waits for the client's delayed ACK (~40 ms).
+    disable_nagle_algorithm = True
 
     def log_message(self, format, *args):  # noqa: A002 - silence access log
         pass
 
     def _send_json(self, status: int, payload: dict, headers: dict | None = None) -> None:
-        data = json.dumps(payload).encode()
+        self._send_raw(status, json.dumps(payload).encode(), headers)
+
+    def _send_raw(self, status: int, data: bytes, headers: dict | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -131,6 +140,9 @@ class _Handler(BaseHTTPRequestHandler):
             headers = {}
             if response.retry_after is not None:
                 headers["Retry-After"] = str(response.retry_after)
+            if response.body is not None:
+                self._send_raw(response.status, response.body.encode(), headers)
+                return
             self._send_json(response.status, {"error": {
                 "message": f"injected fault {response.status}", "type": "loopback"}}, headers)
             return
@@ -155,6 +167,19 @@ class _Handler(BaseHTTPRequestHandler):
         })
 
 
+class _Server(ThreadingHTTPServer):
+    # Class-level so that listen() sees it: the backlog is fixed when the
+    # constructor binds. With the default of 5, a client opening 32
+    # connections at once gets some of them reset.
+    request_queue_size = 1024
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A client that timed out and hung up is expected; anything else is printed.
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
+
 class LoopbackOpenAI:
     """An OpenAI-compatible chat-completions server on 127.0.0.1.
 
@@ -167,9 +192,7 @@ class LoopbackOpenAI:
 
     def __init__(self, responder: Responder, latency: float = 0.0,
                  model_name: str = "loopback-model"):
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.daemon_threads = True
-        self._httpd.request_queue_size = 1024
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.responder = responder
         self._httpd.latency = latency
         self._httpd.model_name = model_name
@@ -178,7 +201,9 @@ class LoopbackOpenAI:
         self._httpd.headers_seen = []
         self._httpd.in_flight = 0
         self._httpd.max_in_flight = 0
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # A short poll interval makes stop() (shutdown) quick: tests start many servers.
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
 
     @property
     def port(self) -> int:

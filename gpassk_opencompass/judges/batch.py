@@ -1,0 +1,184 @@
+"""Judge a whole batch: extract, deduplicate, consult the cache, judge, fan out.
+
+:func:`judge_items` is the one entry point (the evaluator plugin and
+``gpassk score`` both call it once with all M x n generations):
+
+1. extract every response's final answer;
+2. collapse identical (question, reference, answer, language) tuples -- with
+   n = 48 samples per question most answers repeat -- so each is judged once;
+3. ``rule``: math-verify on every distinct tuple; ``cascade``: the same, and
+   whatever the rule judge cannot confirm goes on to step 4; ``llm``: step 4
+   for all;
+4. look each tuple up in the durable cache, ask the judge model about the
+   rest, and append each verdict to the cache the moment it arrives;
+5. hand every item the verdict of its tuple, in input order.
+
+It is synchronous: it runs its own asyncio loop (in a helper thread when the
+calling thread already has one running), so plain scripts, OpenCompass's
+evaluator subprocess and notebooks can all call it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from loguru import logger
+from tqdm import tqdm
+
+from gpassk_opencompass.judges.cache import VerdictCache, verdict_key
+from gpassk_opencompass.judges.extraction import extract_answer
+from gpassk_opencompass.judges.llm import JudgeAnswer, ask_judges
+from gpassk_opencompass.judges.prompts import PROMPT_VERSION, build_judge_prompt
+from gpassk_opencompass.judges.types import JudgeItem, JudgeReport, JudgeSettings, JudgeStats, Verdict
+from gpassk_opencompass.judges.workers import judge_by_rule
+
+
+@dataclass(frozen=True)
+class _Case:
+    """One distinct judgment: what the judge sees."""
+
+    question: str
+    reference: str
+    language: str
+    extracted: str | None
+    shown: str  # the extracted answer, or the response's tail when nothing was extracted
+
+
+def judge_items(items: Sequence[JudgeItem], settings: JudgeSettings, *, progress: bool = True) -> JudgeReport:
+    """Judge every item; see the module docstring for the steps.
+
+    Args:
+        items: the generations to judge.
+        settings: which judge and how (validated already by construction).
+        progress: show tqdm bars on stderr.
+
+    Returns:
+        Verdicts aligned with ``items``, statistics, and the prompt version
+        (``None`` for the rule judge).
+
+    Raises:
+        ValueError: an item is not a :class:`JudgeItem`.
+        JudgeError: the judge endpoints cannot serve the run.
+
+    >>> report = judge_items([JudgeItem("1+1?", "2", r"so \\boxed{2}"), JudgeItem("1+1?", "2", "It is 2.")],
+    ...                      JudgeSettings(kind="rule"), progress=False)
+    >>> [verdict.correct for verdict in report.verdicts], report.stats.unique, report.prompt_version
+    ([True, True], 1, None)
+    """
+    if not isinstance(settings, JudgeSettings):
+        raise ValueError(f"settings must be a JudgeSettings, got {type(settings).__name__}")
+    for position, item in enumerate(items):
+        if not isinstance(item, JudgeItem):
+            raise ValueError(f"item {position} must be a JudgeItem, got {type(item).__name__}")
+    cases, case_of_item = _distinct_cases(items, settings.response_tail_chars)
+    verdicts: list[Verdict | None] = [None] * len(cases)
+    by_rule = 0
+    if settings.kind in ("rule", "cascade"):
+        rule_verdicts = _rule_stage(cases, settings, progress)
+        for index, verdict in enumerate(rule_verdicts):
+            if settings.kind == "rule" or verdict.correct is True:
+                verdicts[index] = verdict
+                by_rule += 1
+    cached = requests = retries = 0
+    if settings.uses_model:
+        pending = [index for index, verdict in enumerate(verdicts) if verdict is None]
+        rule_said = {index: rule_verdicts[index] for index in pending} if settings.kind == "cascade" else {}
+        cached, requests, retries = _model_stage(cases, pending, verdicts, rule_said, settings, progress)
+    item_verdicts = tuple(verdicts[index] for index in case_of_item)
+    unresolved = sum(verdict.correct is None for verdict in item_verdicts)
+    stats = JudgeStats(total=len(items), unique=len(cases), deduplicated=len(items) - len(cases), cached=cached,
+                       requests=requests, retries=retries, unresolved=unresolved, by_rule=by_rule)
+    message = ("judged {} generations ({} judge): {} distinct, {} by rule, {} from cache, {} requests "
+               "({} retries), {} unresolved")
+    (logger.warning if unresolved else logger.info)(message, stats.total, settings.kind, stats.unique,
+                                                     stats.by_rule, stats.cached, stats.requests, stats.retries,
+                                                     stats.unresolved)
+    return JudgeReport(item_verdicts, stats, PROMPT_VERSION if settings.uses_model else None)
+
+
+def _distinct_cases(items: Sequence[JudgeItem], tail_chars: int) -> tuple[list[_Case], list[int]]:
+    """The distinct cases, and for each item the index of its case."""
+    index_of: dict[_Case, int] = {}
+    case_of_item = []
+    for item in items:
+        extracted = extract_answer(item.response)
+        shown = extracted if extracted is not None else item.response.strip()[-tail_chars:]
+        case = _Case(item.question, item.reference, item.language, extracted, shown)
+        case_of_item.append(index_of.setdefault(case, len(index_of)))
+    return list(index_of), case_of_item
+
+
+def _rule_stage(cases: list[_Case], settings: JudgeSettings, progress: bool) -> list[Verdict]:
+    """Rule verdicts per case; cases sharing (reference, answer) are judged once."""
+    position: dict[tuple[str, str | None], int] = {}
+    for case in cases:
+        position.setdefault((case.reference, case.extracted), len(position))
+    pairs = list(position)
+    verdicts = judge_by_rule(pairs, timeout=settings.rule_timeout, processes=settings.rule_processes,
+                             progress=progress)
+    return [verdicts[position[case.reference, case.extracted]] for case in cases]
+
+
+def _model_stage(cases: list[_Case], pending: list[int], verdicts: list[Verdict | None],
+                 rule_said: dict[int, Verdict], settings: JudgeSettings, progress: bool) -> tuple[int, int, int]:
+    """Fill ``verdicts[i]`` for ``i`` in ``pending`` from the cache or the judge model.
+
+    Returns ``(cached, requests, retries)``.
+    """
+    keys = {index: _cache_key(cases[index], settings.model) for index in pending}
+    cache = VerdictCache(settings.cache_path) if settings.cache_path is not None else None
+    try:
+        cached = 0
+        if cache is not None:
+            for index in pending:
+                hit = cache.get(keys[index])
+                if hit is not None:
+                    verdicts[index] = Verdict(hit.correct, cases[index].extracted, hit.reason, "cache")
+                    cached += 1
+        to_ask = [index for index in pending if verdicts[index] is None]
+        if cache is not None and pending:
+            logger.info("judge cache {}: {} of {} distinct answers already judged", cache.path, cached, len(pending))
+        prompts = [build_judge_prompt(cases[index].question, cases[index].reference, cases[index].shown,
+                                      cases[index].language, extracted=cases[index].extracted is not None)
+                   for index in to_ask]
+        bar = tqdm(total=len(to_ask), desc=f"judging with {settings.model}", unit="verdict",
+                   file=sys.stderr, disable=not progress or not to_ask)
+
+        def on_answer(position: int, answer: JudgeAnswer) -> None:
+            index = to_ask[position]
+            case = cases[index]
+            reason = answer.reason
+            if answer.correct is None and index in rule_said:
+                reason = f"{reason}; the rule judge said: {rule_said[index].reason}"
+            verdicts[index] = Verdict(answer.correct, case.extracted, reason, "llm")
+            if cache is not None and answer.correct is not None:
+                cache.put(keys[index], answer.correct, answer.reason, model=settings.model,
+                          prompt_version=PROMPT_VERSION, answer=case.shown[:200])
+            bar.update(1)
+
+        try:
+            stats = _run(ask_judges(prompts, settings, on_answer))
+        finally:
+            bar.close()
+        return cached, stats.requests, stats.retries
+    finally:
+        if cache is not None:
+            cache.close()
+
+
+def _cache_key(case: _Case, model: str) -> str:
+    return verdict_key(model, PROMPT_VERSION, case.language, case.question, case.reference, case.shown)
+
+
+def _run(coroutine):
+    """Run ``coroutine`` to completion from synchronous code, even inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpassk-judge") as pool:
+        return pool.submit(asyncio.run, coroutine).result()

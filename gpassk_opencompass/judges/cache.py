@@ -1,0 +1,146 @@
+"""A durable cache of judge-model verdicts: an append-only JSONL file.
+
+Each line is one verdict, keyed by :func:`verdict_key` -- a SHA-256 of the
+judge model, the prompt version, the language, the question, the reference
+and the answer shown to the judge.  A verdict is written the moment it
+arrives (one ``write()`` of a whole line, under an exclusive ``flock``, on a
+file opened ``O_APPEND``), so a crashed or interrupted run loses nothing it
+had been told, and two processes sharing the file never interleave lines.
+
+Reading tolerates damage: a torn last line (the process died mid-write, the
+disk filled up) and any other unreadable line are skipped and counted; the
+next append starts on a fresh line.  Only resolved verdicts (``True`` or
+``False``) are stored, so anything unresolved is asked again next time.
+
+>>> import tempfile, pathlib
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "verdicts.jsonl"
+>>> key = verdict_key("judge-7b", "v1", "en", "1+1?", "2", "2")
+>>> with VerdictCache(path) as cache:
+...     cache.put(key, True, "judge said \\\\boxed{yes}")
+>>> with VerdictCache(path) as cache:
+...     cache.get(key)
+CachedVerdict(correct=True, reason='judge said \\\\boxed{yes}')
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import pathlib
+from dataclasses import dataclass
+
+from loguru import logger
+
+
+@dataclass(frozen=True)
+class CachedVerdict:
+    """A verdict read back from the cache."""
+
+    correct: bool
+    reason: str
+
+
+def verdict_key(model: str, prompt_version: str, language: str, question: str, reference: str, answer: str) -> str:
+    """The cache key of one judgment: hex SHA-256 of its inputs (JSON-encoded, so no separator can collide).
+
+    >>> verdict_key("m", "v1", "en", "q", "r", "a") == verdict_key("m", "v1", "en", "q", "r", "a")
+    True
+    >>> verdict_key("m", "v1", "en", "q", "r", "a") == verdict_key("m", "v2", "en", "q", "r", "a")
+    False
+    """
+    payload = json.dumps([model, prompt_version, language, question, reference, answer], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class VerdictCache:
+    """The verdicts in one JSONL file, loaded on open; appends are durable at once.
+
+    Args:
+        path: the cache file; created (with its directory) if missing.
+
+    Attributes:
+        skipped_lines: unreadable lines met while loading.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = pathlib.Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._entries: dict[str, CachedVerdict] = {}
+        self.skipped_lines = 0
+        self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        self._load()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._entries
+
+    def get(self, key: str) -> CachedVerdict | None:
+        """The cached verdict for ``key``, or ``None``."""
+        return self._entries.get(key)
+
+    def put(self, key: str, correct: bool, reason: str, **context: str) -> None:
+        """Append one verdict (``correct`` must be a bool); ``context`` is stored alongside for people reading the file."""
+        if not isinstance(correct, bool):
+            raise ValueError(f"only resolved verdicts are cached, got correct={correct!r}")
+        record = {"key": key, "correct": correct, "reason": reason, **context}
+        self._append((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+        self._entries[key] = CachedVerdict(correct, reason)
+
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> VerdictCache:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _load(self) -> None:
+        with open(self.path, "rb") as file:
+            data = file.read()
+        for line in data.split(b"\n"):
+            if not line.strip():
+                continue
+            entry = _parse_line(line)
+            if entry is None:
+                self.skipped_lines += 1
+                continue
+            key, verdict = entry
+            self._entries[key] = verdict
+        if self.skipped_lines:
+            logger.warning("judge cache {}: skipped {} unreadable line(s) (a torn write is re-asked)",
+                           self.path, self.skipped_lines)
+
+    def _append(self, data: bytes) -> None:
+        if self._fd is None:
+            raise ValueError(f"judge cache {self.path} is closed")
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        try:
+            size = os.fstat(self._fd).st_size
+            if size and os.pread(self._fd, 1, size - 1) != b"\n":
+                data = b"\n" + data  # end a torn last line first
+            written = 0
+            while written < len(data):
+                written += os.write(self._fd, data[written:])
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+
+def _parse_line(line: bytes) -> tuple[str, CachedVerdict] | None:
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    key, correct, reason = record.get("key"), record.get("correct"), record.get("reason", "")
+    if not isinstance(key, str) or not isinstance(correct, bool) or not isinstance(reason, str):
+        return None
+    return key, CachedVerdict(correct, reason)

@@ -1,0 +1,129 @@
+r"""The judge-model protocol: the prompt we send and how its reply is read.
+
+The prompts (English and Chinese) state the grading criteria of the
+LiveMathBench judge -- equivalent forms count, every part of a multi-part
+answer must be right, do not re-solve the problem -- and ask for a final
+``\boxed{yes}`` or ``\boxed{no}``, the protocol the LiveMath-Judge model was
+trained on.  They are filled with :class:`string.Template`, so the judge sees
+exactly ``\boxed{yes}`` (no doubled braces) and a ``$`` or ``{`` inside a
+question or answer is left alone.
+
+The judge sees the question, the reference and the *extracted* final answer;
+only when nothing could be extracted does it see the end of the response.
+
+:data:`PROMPT_VERSION` names the wording; it is part of every cache key and
+is recorded in outputs.  Change it whenever a prompt changes.
+
+>>> prompt = build_judge_prompt("What is $1+1$?", "2", "2", "en")
+>>> "<student_answer>\n2\n</student_answer>" in prompt and prompt.rstrip().endswith(r"\boxed{no} if it is not.")
+True
+>>> parse_judge_reply(r"Both equal two. \boxed{yes}")
+True
+>>> parse_judge_reply(r"\boxed{yes} ... on reflection \boxed{\text{No}}")
+False
+>>> parse_judge_reply("They match.") is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+from string import Template
+
+from gpassk_opencompass.judges.extraction import boxed_spans
+
+#: Version of the judge prompts below; recorded in outputs and cache keys.
+PROMPT_VERSION = "gpassk-judge-v1"
+
+# The material to judge, fenced by tags and laid out the same way in both languages.
+_MATERIAL = """<problem>
+$question
+</problem>
+
+<reference_answer>
+$reference
+</reference_answer>
+
+$answer_label
+<student_answer>
+$answer
+</student_answer>
+
+"""
+
+JUDGE_PROMPT_EN = Template(r"""You are grading a student's answer to a mathematics problem against the reference answer.
+
+Grading rules:
+1. Decide only whether the student's final answer agrees with the reference answer. Do not solve the problem again and do not question the reference answer.
+2. Mathematically equivalent forms are the same answer: 1/2, 0.5 and \frac{1}{2}; equivalent algebraic expressions; the same set listed in another order; an interval described in words; units or notation that do not change the value.
+3. When the problem asks for several things (several blanks, sub-questions, or options of a multiple-choice question), the answer is correct only if every part agrees with the reference. A missing, extra or wrong part makes it incorrect; chosen options must be exactly the reference options.
+4. Several conflicting final answers, or no final answer at all, are incorrect.
+5. If you cannot tell, grade it as incorrect.
+
+""" + _MATERIAL + r"""Compare briefly, then finish with \boxed{yes} if the student's answer is correct or \boxed{no} if it is not.
+""")
+
+JUDGE_PROMPT_CN = Template(r"""你是一名数学阅卷老师，请对照标准答案判断考生的答案是否正确。
+
+评分规则：
+1. 只判断考生的最终答案与标准答案是否一致。不要重新解题，也不要质疑标准答案。
+2. 数学上等价的不同写法视为同一答案：例如 1/2、0.5 与 \frac{1}{2}；等价的代数式；元素顺序不同的同一集合；用文字描述的区间；不改变数值的单位或记号。
+3. 若题目要求多个结果（多个空、多个小问或多选题的多个选项），只有每一部分都与标准答案一致才算正确；缺少、多出或错误任何一部分均为错误；多选题所选选项必须与标准答案完全相同。
+4. 给出多个互相矛盾的最终答案，或没有给出最终答案，均为错误。
+5. 无法确定时，判为错误。
+
+""" + _MATERIAL + r"""请先简要比较，最后以 \boxed{yes}（正确）或 \boxed{no}（错误）结尾。
+""")
+
+_TEMPLATES = {"en": JUDGE_PROMPT_EN, "cn": JUDGE_PROMPT_CN}
+_ANSWER_LABELS = {
+    ("en", True): "The student's final answer:",
+    ("en", False): "The student marked no final answer; this is the end of the response:",
+    ("cn", True): "考生的最终答案：",
+    ("cn", False): "考生没有明确给出最终答案，以下是其回答的结尾：",
+}
+_WRAPPERS = re.compile(r"\\(?:text|textbf|textrm|mathrm|mathbf|emph)\s*\{([^{}]*)\}")
+
+
+def build_judge_prompt(question: str, reference: str, answer: str, language: str, *, extracted: bool = True) -> str:
+    """The judge prompt for one answer.
+
+    Args:
+        question: the problem statement.
+        reference: the gold answer.
+        answer: the extracted final answer, or the response's tail when
+            nothing was extracted (then pass ``extracted=False``).
+        language: ``"en"`` or ``"cn"``.
+        extracted: whether ``answer`` is an extracted final answer.
+
+    >>> "考生没有明确给出最终答案" in build_judge_prompt("题", "1", "……所以", "cn", extracted=False)
+    True
+    """
+    try:
+        template = _TEMPLATES[language]
+    except KeyError:
+        raise ValueError(f"no judge prompt for language {language!r}; expected one of: en, cn") from None
+    return template.substitute(question=question.strip(), reference=reference.strip(), answer=answer.strip(),
+                               answer_label=_ANSWER_LABELS[language, extracted])
+
+
+def parse_judge_reply(reply: str | None) -> bool | None:
+    r"""Read the judge's verdict: the last ``\boxed{…}`` holding ``yes`` or ``no``.
+
+    Returns ``None`` when the reply ends in no such box (an empty reply, a
+    truncated one, ``\boxed{maybe}``).
+
+    >>> parse_judge_reply(r"\boxed{\textbf{YES}}."), parse_judge_reply(r"\boxed{maybe}")
+    (True, None)
+    """
+    if not reply:
+        return None
+    spans = boxed_spans(reply)
+    if not spans:
+        return None
+    label = spans[-1][2]
+    while _WRAPPERS.search(label):
+        label = _WRAPPERS.sub(r"\1", label)
+    # "{yes}": a judge shown the doubled braces of a .format-escaped prompt may echo them
+    label = label.strip().strip("{}").strip().strip(".!。").strip().lower()
+    return {"yes": True, "no": False}.get(label)

@@ -1,0 +1,263 @@
+"""The judge interface as data: what is judged, how, and what comes back.
+
+Everything here is a frozen dataclass.  :class:`JudgeSettings` validates
+itself on construction, so a bad URL or a zero concurrency is a ``ValueError``
+naming the value before any answer is extracted or any request is sent.
+
+>>> settings = JudgeSettings(kind="llm", urls=("http://127.0.0.1:8000/v1",), model="LiveMath-Judge")
+>>> settings.concurrency, settings.max_retries
+(32, 5)
+>>> JudgeSettings(kind="lmm")
+Traceback (most recent call last):
+...
+ValueError: unknown judge kind 'lmm'; did you mean 'llm'? Expected one of: rule, llm, cascade
+>>> JudgeSettings(kind="llm", urls=("http://127.0.0.1:8000",), model="m")
+Traceback (most recent call last):
+...
+ValueError: judge URL 'http://127.0.0.1:8000' has no path; OpenAI-compatible servers (vLLM, lmdeploy, SGLang) answer under /v1: did you mean 'http://127.0.0.1:8000/v1'?
+"""
+
+from __future__ import annotations
+
+import difflib
+import pathlib
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from urllib.parse import urlsplit
+
+#: The judges :func:`~gpassk_opencompass.judges.judge_items` can run.
+KINDS = ("rule", "llm", "cascade")
+#: Prompt languages; they select the judge prompt.
+LANGUAGES = ("en", "cn")
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    """One generation to judge.
+
+    Attributes:
+        question: the problem statement shown to the model.
+        reference: the gold answer.
+        response: the raw model output (chain of thought and all).
+        language: ``"en"`` or ``"cn"``; selects the judge prompt.
+    """
+
+    question: str
+    reference: str
+    response: str
+    language: str = "en"
+
+    def __post_init__(self) -> None:
+        for name in ("question", "reference", "response"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise ValueError(f"JudgeItem.{name} must be a string, got {type(value).__name__} {value!r}")
+        if self.language not in LANGUAGES:
+            raise ValueError(f"JudgeItem.language must be one of {', '.join(LANGUAGES)}, got {self.language!r}")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judgment of one generation.
+
+    Attributes:
+        correct: ``True``/``False``, or ``None`` when it could not be judged
+            (timeout, unparseable judge reply, failed requests) -- never a
+            silent ``False``.
+        extracted: the extracted final answer, ``None`` if none was found.
+        reason: a short human-readable why.
+        source: ``"rule"``, ``"llm"`` or ``"cache"`` (an LLM verdict read
+            back from the durable cache).
+    """
+
+    correct: bool | None
+    extracted: str | None
+    reason: str
+    source: str
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """How to judge.  Validated on construction.
+
+    Attributes:
+        kind: ``"rule"`` (math-verify), ``"llm"`` (a judge model) or
+            ``"cascade"`` (rule first; only what it cannot confirm goes to
+            the judge model).
+        urls: base URLs of OpenAI-compatible servers (``http://host:port/v1``);
+            required for ``llm``/``cascade``, refused for ``rule``.
+        model: the judge model's served name; required for ``llm``/``cascade``.
+        concurrency: requests in flight per URL.
+        request_timeout: seconds before a request is abandoned and retried.
+        max_retries: retries of a request after a 429, a 5xx, a timeout or
+            a dropped connection (so at most ``max_retries + 1`` attempts).
+        cache_path: append-only JSONL file of judge-model verdicts; ``None``
+            disables the durable cache (the rule judge, cheap and
+            deterministic, never uses it).
+        max_tokens: cap on the judge's reply length (``None``: server default).
+        unparseable_attempts: how many times to ask when the reply carries
+            no final ``\\boxed{yes}``/``\\boxed{no}``; then ``correct=None``.
+        backoff_base: first retry delay in seconds (doubles per retry, full
+            jitter); a ``Retry-After`` header is honoured when longer.
+        backoff_max: cap on one backoff delay, seconds.
+        rule_timeout: seconds math-verify may spend parsing or comparing one
+            answer (whole seconds: it uses ``signal.alarm``).
+        rule_processes: worker processes for the rule judge; ``None`` picks:
+            in-process when called from the main thread with a small batch,
+            otherwise one process per core.
+        response_tail_chars: when no final answer can be extracted the judge
+            model sees this many trailing characters of the response instead.
+        check_endpoints: ask each URL for its model list before judging, so a
+            wrong URL or model name fails at once with a clear error.
+    """
+
+    kind: str = "rule"
+    urls: tuple[str, ...] = ()
+    model: str = ""
+    concurrency: int = 32
+    request_timeout: float = 600.0
+    max_retries: int = 5
+    cache_path: pathlib.Path | None = None
+    max_tokens: int | None = 2048
+    unparseable_attempts: int = 3
+    backoff_base: float = 1.0
+    backoff_max: float = 60.0
+    rule_timeout: int = 3
+    rule_processes: int | None = None
+    response_tail_chars: int = 2000
+    check_endpoints: bool = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            close = difflib.get_close_matches(str(self.kind), KINDS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ";"
+            raise ValueError(f"unknown judge kind {self.kind!r}{hint} Expected one of: {', '.join(KINDS)}")
+        urls = (self.urls,) if isinstance(self.urls, str) else tuple(self.urls)
+        object.__setattr__(self, "urls", urls)
+        for url in urls:
+            check_url(url)
+        if len(set(urls)) != len(urls):
+            raise ValueError(f"judge URLs repeat: {list(urls)}; give each server once "
+                             "(raise concurrency to send it more requests)")
+        if self.kind == "rule":
+            if urls:
+                raise ValueError(f"judge kind 'rule' uses no judge model but URLs were given ({', '.join(urls)}); "
+                                 "use kind 'llm' or 'cascade' to use them")
+        else:
+            if not urls:
+                raise ValueError(f"judge kind {self.kind!r} needs at least one judge URL (http://host:port/v1)")
+            if not isinstance(self.model, str) or not self.model.strip():
+                raise ValueError(f"judge kind {self.kind!r} needs the judge model's served name, got {self.model!r}")
+        _check_number("concurrency", self.concurrency, integer=True, minimum=1)
+        _check_number("request_timeout", self.request_timeout, minimum=0, strict=True)
+        _check_number("max_retries", self.max_retries, integer=True, minimum=0)
+        if self.max_tokens is not None:
+            _check_number("max_tokens", self.max_tokens, integer=True, minimum=1)
+        _check_number("unparseable_attempts", self.unparseable_attempts, integer=True, minimum=1)
+        _check_number("backoff_base", self.backoff_base, minimum=0)
+        _check_number("backoff_max", self.backoff_max, minimum=0)
+        _check_number("rule_timeout", self.rule_timeout, integer=True, minimum=1)
+        if self.rule_processes is not None:
+            _check_number("rule_processes", self.rule_processes, integer=True, minimum=1)
+        _check_number("response_tail_chars", self.response_tail_chars, integer=True, minimum=1)
+        if self.cache_path is not None:
+            object.__setattr__(self, "cache_path", pathlib.Path(self.cache_path))
+
+    @property
+    def uses_model(self) -> bool:
+        """Whether a judge model is asked (``llm`` and ``cascade``)."""
+        return self.kind != "rule"
+
+
+@dataclass(frozen=True)
+class JudgeStats:
+    """What judging a batch took.
+
+    Attributes:
+        total: items judged.
+        unique: distinct (question, reference, answer, language) tuples.
+        deduplicated: items that reused another item's verdict
+            (``total - unique``).
+        cached: distinct tuples answered from the durable cache.
+        requests: HTTP requests sent to judge models, retries included.
+        retries: requests that repeated an earlier one (after an error or
+            an unparseable reply).
+        unresolved: items whose verdict is ``correct=None``.
+        by_rule: distinct tuples the rule judge settled (all of them for
+            ``rule``; those it confirmed for ``cascade``; 0 for ``llm``).
+    """
+
+    total: int
+    unique: int
+    deduplicated: int
+    cached: int
+    requests: int
+    retries: int
+    unresolved: int
+    by_rule: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        """The stats as a plain dict, in field order."""
+        return {field.name: getattr(self, field.name) for field in fields(self)}
+
+
+@dataclass(frozen=True)
+class JudgeReport:
+    """The result of :func:`~gpassk_opencompass.judges.judge_items`.
+
+    Attributes:
+        verdicts: one per input item, in input order.
+        stats: what judging took.
+        prompt_version: the judge prompt's version, ``None`` for the rule judge.
+    """
+
+    verdicts: tuple[Verdict, ...]
+    stats: JudgeStats
+    prompt_version: str | None
+
+
+def resolve_kind(kind: str, urls: Sequence[str]) -> str:
+    """Resolve ``"auto"``: the LLM judge when URLs are given, the rule judge otherwise.
+
+    Other kinds pass through unchanged (and are validated by :class:`JudgeSettings`).
+
+    >>> resolve_kind("auto", ["http://127.0.0.1:8000/v1"]), resolve_kind("auto", []), resolve_kind("cascade", [])
+    ('llm', 'rule', 'cascade')
+    """
+    if kind == "auto":
+        return "llm" if len(urls) else "rule"
+    return kind
+
+
+def check_url(url: str) -> None:
+    """Raise ``ValueError`` unless ``url`` is an ``http(s)://host[:port]/path`` base URL.
+
+    >>> check_url("https://api.example.com/v1")
+    >>> check_url("localhost:8000/v1")
+    Traceback (most recent call last):
+    ...
+    ValueError: judge URL 'localhost:8000/v1' is not an http(s) URL; expected e.g. http://HOST:PORT/v1
+    """
+    if not isinstance(url, str):
+        raise ValueError(f"judge URL must be a string, got {type(url).__name__} {url!r}")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError as error:
+        raise ValueError(f"judge URL {url!r} is malformed ({error}); expected e.g. http://HOST:PORT/v1") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"judge URL {url!r} is not an http(s) URL; expected e.g. http://HOST:PORT/v1")
+    if parts.path in ("", "/"):
+        raise ValueError(f"judge URL {url!r} has no path; OpenAI-compatible servers (vLLM, lmdeploy, SGLang) "
+                         f"answer under /v1: did you mean {url.rstrip('/') + '/v1'!r}?")
+
+
+def _check_number(name: str, value, *, integer: bool = False, minimum: float = 0, strict: bool = False) -> None:
+    kinds = (int,) if integer else (int, float)
+    ok = isinstance(value, kinds) and not isinstance(value, bool)
+    if ok:
+        ok = value > minimum if strict else value >= minimum
+    if not ok:
+        expected = "an integer" if integer else "a number"
+        bound = f"> {minimum}" if strict else f">= {minimum}"
+        raise ValueError(f"judge setting {name} must be {expected} {bound}, got {value!r}")

@@ -1,0 +1,185 @@
+"""The rule judge: a golden table, choice answers, timeouts, and the worker processes."""
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items, rule_verdict
+from gpassk_opencompass.judges.rule import choice_letters
+from gpassk_opencompass.judges.workers import judge_by_rule
+
+PATHOLOGICAL = r"9^{9^{9^{9}}}"
+
+# (reference, extracted answer, correct?) -- worked out by hand
+GOLDEN = [
+    (r"\frac{1}{2}", "0.5", True),
+    (r"\frac{1}{2}", "1/2", True),
+    (r"\frac{1}{2}", r"\dfrac12", True),
+    ("1/2", "0.50", True),
+    ("2", "3", False),
+    ("2", "2.0", True),
+    ("1000", "1,000", True),
+    (r"\sqrt{18}", r"3\sqrt{2}", True),
+    (r"-\frac{\sqrt{3}}{2}", r"-\frac{\sqrt3}{2}", True),
+    ("(x+1)^2", "x^2+2x+1", True),
+    ("(x+1)^2", "x^2+1", False),
+    ("e^{2}", "e^2", True),
+    (r"2\pi", r"\pi \cdot 2", True),
+    (r"\pi", "3", False),
+    ("2, -3", "-3, 2", True),          # a set of solutions, any order
+    ("2, -3", "2", False),             # a part is missing
+    (r"\{1, 2, 3\}", r"\{3, 2, 1\}", True),
+    ("[1, 3)", "[1, 3]", False),       # the endpoint matters
+    ("(0, 1)", "(0,1)", True),
+    ("x = 2", "2", True),              # math-verify: an assignment matches its value
+    (r"\infty", r"\infty", True),
+    ("10", "10.01", False),
+    ("7", "-7", False),
+    # choice answers, compared as sets of option letters
+    ("B", "B", True),
+    ("B", "(B)", True),
+    ("B", r"\text{B}", True),
+    ("B", "B. 12", True),
+    ("B", "C", False),
+    ("B", "12", False),
+    ("BD", "D, B", True),
+    ("B, D", "BD", True),
+    ("B, D", "B", False),
+    ("B, D", "B, C, D", False),
+    ("A、C", "A 和 C", True),
+    ("ACD", "A, C, D", True),
+]
+
+
+@pytest.mark.parametrize("reference, extracted, correct", GOLDEN)
+def test_golden_table(reference, extracted, correct):
+    verdict = rule_verdict(reference, extracted, timeout=3)
+    assert verdict.correct is correct, verdict.reason
+    assert verdict.extracted == extracted and verdict.source == "rule"
+
+
+def test_nothing_extracted_is_wrong_not_unjudged():
+    verdict = rule_verdict("7", None)
+    assert verdict.correct is False and verdict.reason == "no final answer found"
+
+
+@pytest.mark.parametrize("text, letters", [
+    ("A", {"A"}), ("(C)", {"C"}), ("BD", {"B", "D"}), ("B, D", {"B", "D"}), ("A、B、C", {"A", "B", "C"}),
+    ("B and D", {"B", "D"}), (r"\text{D}", {"D"}), ("AA", None), ("x", None), ("12", None), ("Bob", None),
+])
+def test_choice_letters(text, letters):
+    found = choice_letters(text)
+    assert (set(found) if found is not None else None) == letters
+
+
+@given(st.sets(st.sampled_from("ABCDEFGH"), min_size=1), st.sets(st.sampled_from("ABCDEFGH"), min_size=1),
+       st.sampled_from([", ", ",", "、", " and ", " "]))
+def test_choice_sets_match_exactly_when_equal(gold, answer, separator):
+    reference = "".join(sorted(gold))
+    written = separator.join(sorted(answer, reverse=True))
+    assert rule_verdict(reference, written).correct is (gold == answer)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.fractions(min_value=-50, max_value=50, max_denominator=12))
+def test_a_fraction_equals_its_decimal_and_not_its_successor(value):
+    latex = rf"\frac{{{value.numerator}}}{{{value.denominator}}}" if value.denominator != 1 else str(value.numerator)
+    assert rule_verdict(latex, f"{float(value):.10f}").correct is True
+    assert rule_verdict(latex, str(value.numerator + value.denominator) + "/" + str(value.denominator)).correct is False
+
+
+def test_pathological_power_times_out_in_the_main_thread():
+    started = time.monotonic()
+    verdict = rule_verdict("9", PATHOLOGICAL, timeout=1)
+    assert time.monotonic() - started < 10
+    assert verdict.correct is None and "timed out" in verdict.reason
+
+
+PAIRS = [("2", "2"), ("9", PATHOLOGICAL), (r"\frac{1}{2}", "0.5"), ("3", "4"), ("B", "B"), ("7", None)]
+EXPECTED = [True, None, True, False, True, False]
+
+
+@pytest.mark.parametrize("processes", [None, 1, 2])
+def test_same_verdicts_in_process_and_in_workers(processes):
+    verdicts = judge_by_rule(PAIRS, timeout=1, processes=processes, progress=False)
+    assert [verdict.correct for verdict in verdicts] == EXPECTED
+    assert "timed out" in verdicts[1].reason
+
+
+def test_off_the_main_thread_the_rule_judge_uses_workers_and_finishes():
+    result = []
+    thread = threading.Thread(target=lambda: result.append(
+        judge_by_rule(PAIRS, timeout=1, processes=None, progress=False)))
+    thread.start()
+    thread.join(timeout=60)
+    assert not thread.is_alive(), "the rule judge hung off the main thread"
+    assert [verdict.correct for verdict in result[0]] == EXPECTED
+
+
+def test_judge_items_off_the_main_thread_with_the_pathological_box():
+    items = [JudgeItem("q", "9", rf"so \boxed{{{PATHOLOGICAL}}}"), JudgeItem("q", "9", r"\boxed{9}")]
+    result = []
+    thread = threading.Thread(target=lambda: result.append(
+        judge_items(items, JudgeSettings(kind="rule", rule_timeout=1), progress=False)))
+    thread.start()
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    report = result[0]
+    assert [verdict.correct for verdict in report.verdicts] == [None, True]
+    assert report.stats.unresolved == 1 and report.prompt_version is None
+
+
+def _worker_pids() -> list[int]:
+    """PIDs of this process's children running the rule-judge worker loop (from /proc)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                command = cmdline.read()
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == os.getpid() and b"gpassk_opencompass.judges.workers" in command:
+            pids.append(int(entry))
+    return pids
+
+
+def _run_while(signal_number: int, deadline: float | None):
+    """Judge slow pairs with one worker; hit the worker with ``signal_number`` once it is busy."""
+    pairs = [("9", PATHOLOGICAL)] + [(str(i), str(i)) for i in range(5)]
+    result = []
+    thread = threading.Thread(target=lambda: result.append(
+        judge_by_rule(pairs, timeout=1, processes=1, progress=False, deadline=deadline)))
+    thread.start()
+    for _ in range(200):
+        pids = _worker_pids()
+        if pids:
+            break
+        time.sleep(0.05)
+    assert len(pids) == 1
+    time.sleep(0.3)  # it is importing math-verify or working on the slow answer
+    os.kill(pids[0], signal_number)
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    return result[0], pids[0]
+
+
+def test_a_silent_worker_is_killed_and_its_answer_unresolved():
+    verdicts, pid = _run_while(signal.SIGSTOP, deadline=1.5)
+    assert verdicts[0].correct is None and "no verdict within 1.5s" in verdicts[0].reason
+    assert [verdict.correct for verdict in verdicts[1:]] == [True] * 5
+    assert pid not in _worker_pids()
+
+
+def test_a_dead_worker_is_replaced():
+    verdicts, _ = _run_while(signal.SIGKILL, deadline=None)
+    assert verdicts[0].correct is None and verdicts[0].reason == "rule judge worker died"
+    assert [verdict.correct for verdict in verdicts[1:]] == [True] * 5
