@@ -1,0 +1,268 @@
+"""The pure grid: template validation, expansion, names, manifest."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpassk_opencompass.benchmarks import BENCHMARKS
+from gpassk_opencompass.grid import (
+    config_file_name,
+    dataset_abbr,
+    expand,
+    manifest,
+    model_abbr,
+    parse_override,
+    parse_template,
+)
+
+BASE = dict(
+    backend="turbomind",
+    models=[dict(path="Qwen/Qwen2.5-7B-Instruct", tp=1, batch_size=64),
+            dict(path="deepseek-ai/deepseek-math-7b-rl", tp=2)],
+    benchmarks=["LiveMathBench-202412", "AIME2025"],
+    temperatures=[0.3, 1.0],
+    k=[4, 8, 16],
+    n=48,
+    top_p=0.8,
+    top_k=50,
+    repetition_penalty=1.0,
+    seed=42,
+    max_out_len=8192,
+    greedy=True,
+)
+
+
+def template(**changes):
+    variables = {**BASE, **changes}
+    return parse_template({key: value for key, value in variables.items() if value is not ...}, "t.py")
+
+
+# ------------------------------------------------------------------------------------- names
+
+@pytest.mark.parametrize("settings_, expected", [
+    (dict(temperature=0.3, top_p=0.8, top_k=50, repetition_penalty=1.0, seed=42, max_out_len=8192),
+     "deepseek-math-7b-rl_t0.3_p0.8_k50_rp1.0_rs42_l8192"),  # the seed README's example
+    (dict(temperature=1.0, top_p=None, top_k=None, repetition_penalty=None, seed=None, max_out_len=8192),
+     "deepseek-math-7b-rl_t1.0_l8192"),
+    (dict(temperature=0.0, top_p=None, top_k=None, repetition_penalty=1.05, seed=None, max_out_len=32768),
+     "deepseek-math-7b-rl_t0.0_rp1.05_l32768"),
+])
+def test_model_abbr(settings_, expected):
+    assert model_abbr("deepseek-math-7b-rl", **settings_) == expected
+
+
+def test_file_name_replaces_dots_in_both_parts():
+    model = "deepseek-math-7b-rl_t0.3_p0.8_k50_rp1.0_rs42_l8192"
+    assert config_file_name(model, dataset_abbr("LiveMathBench-202412", (4, 8, 16), 48)) == \
+        "deepseek-math-7b-rl_t0-3_p0-8_k50_rp1-0_rs42_l8192@LiveMathBench-202412_k4-8-16_n48.py"
+    assert config_file_name("m.v2_t1.0_l5", "X.Y_k1_n1") == "m-v2_t1-0_l5@X-Y_k1_n1.py"
+
+
+# ---------------------------------------------------------------------------------- expansion
+
+def test_expand_orders_and_counts_runs():
+    runs = expand(template())
+    assert len(runs) == 2 * 3 * 2  # models x (greedy + 2 temperatures) x benchmarks
+    assert [(r.model.display_name, r.temperature, r.benchmark) for r in runs[:6]] == [
+        ("Qwen2.5-7B-Instruct", 0.0, "LiveMathBench-202412"), ("Qwen2.5-7B-Instruct", 0.0, "AIME2025"),
+        ("Qwen2.5-7B-Instruct", 0.3, "LiveMathBench-202412"), ("Qwen2.5-7B-Instruct", 0.3, "AIME2025"),
+        ("Qwen2.5-7B-Instruct", 1.0, "LiveMathBench-202412"), ("Qwen2.5-7B-Instruct", 1.0, "AIME2025")]
+
+
+def test_greedy_runs_are_distinct_from_sampled_runs():
+    runs = expand(template())
+    greedy = [r for r in runs if r.greedy]
+    sampled = [r for r in runs if not r.greedy]
+    assert len(greedy) == 4 and len(sampled) == 8
+    for run in greedy:
+        assert (run.temperature, run.k, run.n, run.top_p, run.top_k, run.seed) == (0.0, (1,), 1, None, None, None)
+        assert run.repetition_penalty == 1.0
+        assert run.dataset_abbr.endswith("_k1_n1") and "_t0.0_" in run.model_abbr
+    for run in sampled:
+        assert (run.k, run.n, run.top_p, run.top_k, run.seed) == ((4, 8, 16), 48, 0.8, 50, 42)
+        assert run.dataset_abbr.endswith("_k4-8-16_n48")
+    assert not {(r.model_abbr, r.dataset_abbr) for r in greedy} & {(r.model_abbr, r.dataset_abbr) for r in sampled}
+
+
+def test_no_greedy_unless_asked():
+    assert not any(run.greedy for run in expand(template(greedy=...)))
+    assert len(expand(template(greedy=False))) == 8
+
+
+def test_greedy_only_grid():
+    runs = expand(template(temperatures=[], greedy=True))
+    assert len(runs) == 4 and all(run.greedy for run in runs)
+
+
+def test_collisions_name_both_runs():
+    with pytest.raises(ValueError) as error:
+        expand(template(models=[dict(path="org1/Model"), dict(path="org2/Model")]))
+    message = str(error.value)
+    assert "org1/Model (greedy) on LiveMathBench-202412" in message
+    assert "org2/Model (greedy) on LiveMathBench-202412" in message
+    assert "give one of the models a distinct name=" in message
+
+
+def test_collision_through_dot_replacement():
+    with pytest.raises(ValueError, match="both be written to 'm-1_t"):
+        expand(template(models=[dict(path="a/m.1"), dict(path="b/m-1")], greedy=False))
+
+
+def test_display_names():
+    runs = expand(template(models=["org/Model/", dict(path="/models/local dir", name="My Model/v2")], greedy=False))
+    assert runs[0].model.display_name == "Model"
+    assert runs[-1].model.display_name == "My-Model-v2"
+    assert runs[-1].model.path == "/models/local dir"
+    assert all("/" not in run.file and ".." not in run.file for run in runs)
+
+
+def test_manifest_matches_runs():
+    runs = expand(template())
+    document = manifest(runs, "templates/t.py")
+    assert document["generator"] == "gpassk-opencompass 0.1.0"
+    assert document["template"] == "templates/t.py"
+    assert len(document["runs"]) == len(runs)
+    entry = document["runs"][2]
+    assert entry == {
+        "file": "Qwen2-5-7B-Instruct_t0-3_p0-8_k50_rp1-0_rs42_l8192@LiveMathBench-202412_k4-8-16_n48.py",
+        "model_abbr": "Qwen2.5-7B-Instruct_t0.3_p0.8_k50_rp1.0_rs42_l8192",
+        "dataset_abbr": "LiveMathBench-202412_k4-8-16_n48",
+        "model_path": "Qwen/Qwen2.5-7B-Instruct",
+        "display_name": "Qwen2.5-7B-Instruct",
+        "temperature": 0.3, "top_p": 0.8, "top_k": 50, "repetition_penalty": 1.0, "seed": 42,
+        "max_out_len": 8192, "benchmark": "LiveMathBench-202412", "k": [4, 8, 16], "n": 48, "greedy": False,
+    }
+
+
+# --------------------------------------------------------------------------------- validation
+
+@pytest.mark.parametrize("changes, message", [
+    (dict(n=...), "t.py: missing required variable 'n'"),
+    (dict(models=...), "t.py: missing required variable 'models'"),
+    (dict(temperaturs=[1.0]), "t.py: unknown variable 'temperaturs'; did you mean 'temperatures'?"),
+    (dict(n=8), "t.py: n = 8 is less than max(k) = 16; every k needs at least k generations"),
+    (dict(models=[]), "t.py: models is empty"),
+    (dict(benchmarks=["AIME2052"]), "t.py: unknown benchmark 'AIME2052'; did you mean 'AIME2025'?"),
+    (dict(benchmarks=[]), "t.py: benchmarks is empty"),
+    (dict(benchmarks=["AIME2025", "AIME2025"]), "benchmarks lists a benchmark twice"),
+    (dict(backend="vllm"), "backend must be one of turbomind, openai-api, openai-local; got 'vllm'"),
+    (dict(temperatures=[0.0, 1.0]), "temperatures must be > 0, got 0.0 (greedy decoding: set greedy = True)"),
+    (dict(temperatures=[1.0, 1.0]), "temperatures lists a value twice"),
+    (dict(temperatures=[], greedy=False), "temperatures is empty and greedy is False: the grid has no runs"),
+    (dict(k=[4, 4]), "k lists a value twice"),
+    (dict(k=[0, 4]), "k must be a positive integer or a list of them"),
+    (dict(n=True), "n must be a positive integer, got True"),
+    (dict(n=48.0), "n must be a positive integer, got 48.0"),
+    (dict(greedy="yes"), "greedy must be True or False"),
+    (dict(top_p=1.5), "top_p must be a number in (0, 1] or None, got 1.5"),
+    (dict(top_k=0), "top_k must be a positive integer or None"),
+    (dict(seed=1.5), "seed must be an integer or None"),
+    (dict(max_seq_len=4096), "max_seq_len = 4096 leaves no room for the prompt"),
+    (dict(judge="gpt"), "judge must be one of auto, rule, llm, cascade; got 'gpt'"),
+    (dict(eval_urls=[""]), "eval_urls must be a list of URL strings"),
+    (dict(models=[dict(path="a/b", gpus=2)]), "models[0] has unknown key(s) 'gpus'; known: path, name, tp"),
+    (dict(models=[dict(tp=2)]), "models[0] needs path="),
+    (dict(models=[42]), "models[0] must be a dict like dict(path='org/model'"),
+    (dict(models=[dict(path="a/b", tp=0)]), "models[0].tp must be a positive integer, got 0"),
+    (dict(models=[dict(path="a/b", url="http://x/v1")]), "backend 'turbomind' runs the model in-process"),
+    (dict(model_url="http://x/v1"), "model_url is set, but backend 'turbomind'"),
+    (dict(models=[dict(path="a/b", name="../..")]), "model name '../..' has no usable characters"),
+    (dict(backend="openai-api"), "seed = 42 is not supported with backend 'openai-api': one seed sent with all n"),
+    (dict(backend="openai-local", seed=None), "models[0] (Qwen/Qwen2.5-7B-Instruct) has no url; set model_url"),
+])
+def test_bad_templates_fail_with_one_line(changes, message):
+    with pytest.raises(ValueError) as error:
+        template(**changes)
+    assert message in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_private_names_are_ignored():
+    assert template(_helper=[1, 2]).n == 48
+
+
+def test_api_backends():
+    local = template(backend="openai-local", seed=None, model_url="http://127.0.0.1:8000/v1")
+    assert {model.url for model in local.models} == {"http://127.0.0.1:8000/v1"}
+    api = template(backend="openai-api", seed=None, models=[dict(path="o3-mini", url="https://api.x/v1"), "gpt-4o"])
+    assert [model.url for model in api.models] == ["https://api.x/v1", None]
+
+
+def test_scalar_k_and_string_eval_url():
+    parsed = template(k=16, eval_urls="http://judge/v1")
+    assert parsed.k == (16,) and parsed.eval_urls == ("http://judge/v1",)
+
+
+# ---------------------------------------------------------------------------------- properties
+
+names = st.from_regex(r"[A-Za-z][A-Za-z0-9 ._-]{0,12}", fullmatch=True)
+grid_templates = st.fixed_dictionaries({
+    "backend": st.just("turbomind"),
+    "models": st.lists(st.builds(lambda name, tp: dict(path=f"org/{name}", tp=tp), names, st.integers(1, 8)),
+                       min_size=1, max_size=3, unique_by=lambda m: re.sub(r"[^A-Za-z0-9]", "", m["path"])),
+    "benchmarks": st.lists(st.sampled_from([b.name for b in BENCHMARKS]), min_size=1, max_size=4, unique=True),
+    "temperatures": st.lists(st.sampled_from([0.1, 0.3, 0.5, 0.7, 1.0, 1.3]), max_size=3, unique=True),
+    "k": st.lists(st.integers(1, 32), min_size=1, max_size=4, unique=True),
+    "n": st.integers(32, 64),
+    "max_out_len": st.integers(1, 40000),
+    "greedy": st.booleans(),
+    "top_p": st.none() | st.sampled_from([0.8, 0.95, 1.0]),
+    "top_k": st.none() | st.integers(1, 100),
+    "seed": st.none() | st.integers(0, 2**31),
+})
+
+
+@settings(max_examples=150, deadline=None)
+@given(grid_templates)
+def test_expansion_properties(variables):
+    if not variables["temperatures"] and not variables["greedy"]:
+        variables["greedy"] = True
+    parsed = parse_template(variables)
+    runs = expand(parsed)
+    settings_per_model = len(variables["temperatures"]) + variables["greedy"]
+    assert len(runs) == len(variables["models"]) * settings_per_model * len(variables["benchmarks"])
+    assert len({run.file for run in runs}) == len(runs)
+    for run in runs:
+        assert run.file == config_file_name(run.model_abbr, run.dataset_abbr)
+        assert "/" not in run.file and ".." not in run.file and run.file.endswith(".py")
+        assert run.model_abbr.startswith(run.model.display_name + "_t")
+        assert run.dataset_abbr == dataset_abbr(run.benchmark, run.k, run.n)
+        assert max(run.k) <= run.n
+        assert run.greedy == (run.temperature == 0.0)
+    assert manifest(runs, "t")["runs"] == [run.manifest_entry() for run in runs]
+
+
+@pytest.mark.parametrize("assignment, expected", [
+    ("n=16", ("n", 16)),
+    ("temperatures=[0.7,1.0]", ("temperatures", [0.7, 1.0])),
+    ("greedy=False", ("greedy", False)),
+    ("seed=None", ("seed", None)),
+    ("k=16", ("k", 16)),
+    ("benchmarks=[AIME2025, MATH500-L5]", ("benchmarks", ["AIME2025", "MATH500-L5"])),
+    ("benchmarks=['AIME2025']", ("benchmarks", ["AIME2025"])),
+    ("benchmarks=[]", ("benchmarks", [])),
+    ("models=[{'path': 'org/m', 'tp': 2}]", ("models", [{"path": "org/m", "tp": 2}])),
+    ("model_url=http://gpu7:8000/v1", ("model_url", "http://gpu7:8000/v1")),
+    ("eval_model_name=Qwen/Qwen2.5-72B-Instruct", ("eval_model_name", "Qwen/Qwen2.5-72B-Instruct")),
+    (" judge = llm ", ("judge", "llm")),
+    ("models.0.tp=4", ("models.0.tp", 4)),
+])
+def test_parse_override(assignment, expected):
+    assert parse_override(assignment) == expected
+
+
+@pytest.mark.parametrize("assignment, message", [
+    ("n", "--set expects KEY=VALUE, got 'n'"),
+    ("=3", "--set expects KEY=VALUE"),
+    ("", "--set expects KEY=VALUE"),
+    ("models=[dict(path='a')]", "--set models: cannot read"),
+    ("models={'path': 'a'", "--set models: cannot read"),
+    ("benchmarks=[AIME 2025]", "--set benchmarks: cannot read"),
+])
+def test_parse_override_refuses_what_it_cannot_read(assignment, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parse_override(assignment)

@@ -1,0 +1,169 @@
+"""OfflineOpenAISDK: generation against a local OpenAI-compatible URL with nothing downloaded."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from loopback_openai import last_user_message
+from tiny_data import default_livemathbench
+
+from gpassk_opencompass.token_estimate import estimate_tokens
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("text, chars_per_token, expected", [
+    ("", 3.0, 0),
+    ("abc", 3.0, 1),
+    ("abcd", 3.0, 2),                 # ceil(4 / 3)
+    ("求和", 3.0, 2),                  # one token per ideograph
+    ("求x", 3.0, 2),                   # 1 + ceil(1 / 3)
+    ("カタカナ", 3.0, 4),               # kana
+    ("한글", 3.0, 2),                  # hangul
+    ("，。", 3.0, 2),                  # fullwidth comma, ideographic full stop
+    ("abcdefgh", 4.0, 2),
+    ("x" * 301, 3.0, 101),
+])
+def test_estimate_tokens_table(text, chars_per_token, expected):
+    assert estimate_tokens(text, chars_per_token) == expected
+
+
+@given(st.text(max_size=200), st.text(max_size=200))
+def test_estimate_is_subadditive_and_monotone(a, b):
+    assert estimate_tokens(a) <= estimate_tokens(a + b) <= estimate_tokens(a) + estimate_tokens(b)
+
+
+def test_estimate_rejects_bad_ratio():
+    with pytest.raises(ValueError, match="chars_per_token must be > 0, got 0"):
+        estimate_tokens("x", 0)
+
+
+@pytest.fixture
+def offline(tmp_path, monkeypatch):
+    """No Hugging Face Hub, an empty tiktoken cache, no API key."""
+    from huggingface_hub import constants as hub_constants
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", True)
+    tiktoken_cache = tmp_path / "tiktoken-cache"
+    tiktoken_cache.mkdir()
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tiktoken_cache))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    return tiktoken_cache
+
+
+def authorization(headers: dict) -> str:
+    return {key.lower(): value for key, value in headers.items()}["authorization"]
+
+
+def echo(body: dict) -> str:
+    return f"echo: {last_user_message(body)}"
+
+
+def build(url: str, **overrides):
+    from gpassk_opencompass.models import OfflineOpenAISDK
+
+    settings = dict(path="loopback-model", openai_api_base=url, temperature=1.0, max_seq_len=4096,
+                    query_per_second=100, retry=1, openai_extra_kwargs=dict(top_p=0.8),
+                    extra_body=dict(top_k=50, repetition_penalty=1.0))
+    return OfflineOpenAISDK(**{**settings, **overrides})
+
+
+def test_generates_against_a_local_url_with_nothing_downloaded(offline, loopback_openai):
+    server = loopback_openai(echo)
+    model = build(server.url)
+    assert model.tokenizer is None and model.get_token_len("abcdef") == 2
+    assert model.generate(["What is 1+1?", "Name a prime."], max_out_len=100) == [
+        "echo: What is 1+1?", "echo: Name a prime."]
+    assert len(server.requests) == 2
+    for body in server.requests:
+        assert (body["model"], body["temperature"], body["top_p"], body["top_k"]) == ("loopback-model", 1.0, 0.8, 50)
+        assert body["max_tokens"] == 100 and "seed" not in body
+    assert {authorization(headers) for headers in server.headers_seen} == {"Bearer EMPTY"}
+    assert list(offline.iterdir()) == []
+
+
+def test_prompt_length_estimate_clips_the_answer_budget(offline, loopback_openai):
+    server = loopback_openai(echo)
+    model = build(server.url, max_seq_len=400)
+    model.generate(["y" * 300], max_out_len=500)
+    # 300 characters = 100 estimated tokens; OpenCompass keeps 100 tokens of margin: 400 - 100 - 100
+    assert server.requests[0]["max_tokens"] == 200
+
+
+def test_key_comes_from_the_environment(offline, loopback_openai, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-local-secret")
+    server = loopback_openai(echo)
+    build(server.url).generate(["hi"], max_out_len=10)
+    assert authorization(server.headers_seen[0]) == "Bearer sk-local-secret"
+
+
+def test_opencompass_openaisdk_would_fetch_a_tokenizer(offline, loopback_openai):
+    """The control: under the same conditions the stock class reaches for a download."""
+    from opencompass.models import OpenAISDK
+
+    server = loopback_openai(echo)
+    try:
+        OpenAISDK(path="loopback-model", openai_api_base=server.url, key="EMPTY")
+        fetched = any(offline.iterdir())  # with network: tiktoken's gpt-4 encoding lands in the cache
+    except Exception:  # noqa: BLE001 - without network: the download fails and the constructor raises
+        fetched = True
+    assert fetched
+
+
+def test_bad_chars_per_token(offline):
+    from gpassk_opencompass.models import OfflineOpenAISDK
+
+    with pytest.raises(ValueError, match="chars_per_token must be > 0"):
+        OfflineOpenAISDK(path="m", openai_api_base="http://127.0.0.1:9/v1", chars_per_token=0)
+
+
+def test_generated_config_runs_inference_offline_through_opencompass(tmp_path, loopback_openai):
+    """`opencompass FILE -m infer` on a self_served.py config: every replica is a request, nothing fetched."""
+    server = loopback_openai(lambda body: f"The answer is \\boxed{{{len(last_user_message(body))}}}.")
+    cache = tmp_path / "cache"
+    files = default_livemathbench(cache, questions_per_file=1)
+    questions = 8  # 4 splits x 2 languages x 1
+    configs = tmp_path / "configs"
+    generate = subprocess.run(
+        [sys.executable, str(REPO / "save_opencompass_configs.py"), "-tc",
+         str(REPO / "opencompass_config_templates" / "self_served.py"), "--output_dir", str(configs),
+         "--set", f"model_url={server.url}", "benchmarks=[LiveMathBench-202412]", "n=3", "k=[1,2,3]",
+         "greedy=False"],
+        capture_output=True, text=True, timeout=120)
+    assert generate.returncode == 0, generate.stderr
+    (run,) = json.loads((configs / "manifest.json").read_text())["runs"]
+
+    tiktoken_cache = tmp_path / "tiktoken-cache"
+    tiktoken_cache.mkdir()
+    env = {key: value for key, value in os.environ.items() if key not in ("OPENAI_API_KEY", "DATASET_SOURCE")}
+    env.update(COMPASS_DATA_CACHE=str(cache), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               HF_DATASETS_OFFLINE="1", TIKTOKEN_CACHE_DIR=str(tiktoken_cache), HOME=str(tmp_path / "home"))
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    result = subprocess.run([sys.executable, "-m", "opencompass.cli.main", str(configs / run["file"]), "-m", "infer",
+                             "-w", "outputs", "--debug"], cwd=workdir, env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+    (predictions_file,) = workdir.glob(f"outputs/*/predictions/{run['model_abbr']}/{run['dataset_abbr']}.json")
+    predictions = json.loads(predictions_file.read_text(encoding="utf-8"))
+    assert len(predictions) == questions * 3 == len(server.requests)
+    prompts = [last_user_message(body) for body in server.requests]
+    expected_prompts = {f"{q}" for rows in files.values() for q, _ in rows}
+    assert {next(q for q in expected_prompts if q in prompt) for prompt in prompts} == {
+        q for (split, _), rows in files.items() if split != "hard" for q, _ in rows}
+    assert all(prompts.count(prompt) == 3 for prompt in prompts)  # n = 3 replicas of each question
+    for entry in predictions.values():
+        assert entry["prediction"] == f"The answer is \\boxed{{{len(entry['origin_prompt'][0]['prompt'])}}}."
+    for body in server.requests:
+        assert (body["temperature"], body["top_p"], body["top_k"], body["repetition_penalty"]) == (1.0, 0.8, 50, 1.0)
+        assert "seed" not in body
+    assert list(tiktoken_cache.iterdir()) == []

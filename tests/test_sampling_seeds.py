@@ -1,0 +1,119 @@
+"""Distinct seeds per generation: splitmix64 reference values, distinctness, the lmdeploy wrapper."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpassk_opencompass.sampling_seeds import replica_seeds, splitmix64
+
+GAMMA = 0x9E3779B97F4A7C15
+
+
+@pytest.mark.parametrize("state, expected", [
+    # Vigna's reference splitmix64 generator seeded with 0: its first three outputs.
+    (0, 0xE220A8397B1DCDAF),
+    (GAMMA, 0x6E789E6AA1B965F4),
+    ((2 * GAMMA) % 2**64, 0x06C45D188009454F),
+])
+def test_splitmix64_reference_outputs(state, expected):
+    assert splitmix64(state) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-2**70, 2**70), st.lists(st.integers(0, 50), min_size=1, max_size=6, unique=True),
+       st.integers(1, 300))
+def test_seeds_are_distinct_across_batches_and_positions(base, batches, count):
+    seeds = [seed for batch in batches for seed in replica_seeds(base, batch, count)]
+    assert len(set(seeds)) == len(seeds) == len(batches) * count
+    assert all(0 <= seed < 2**64 for seed in seeds)
+
+
+@given(st.integers(0, 2**64 - 1), st.integers(0, 100), st.integers(0, 64))
+def test_seeds_are_a_function_of_base_batch_and_position(base, batch, count):
+    seeds = replica_seeds(base, batch, count)
+    assert seeds == replica_seeds(base, batch, count)
+    assert seeds == replica_seeds(base, batch, count + 5)[:count]
+
+
+def test_bad_batch_is_refused():
+    with pytest.raises(ValueError, match="batch and count must be in"):
+        replica_seeds(1, -1, 3)
+
+
+# ----------------------------------------------------------------------------- lmdeploy wrapper
+
+@dataclasses.dataclass
+class GenerationConfig:
+    """The fields of lmdeploy's GenerationConfig the wrapper touches (lmdeploy needs a GPU)."""
+
+    do_sample: bool = False
+    temperature: float = 0.8
+    random_seed: int | None = None
+
+
+class RecordingPipeline:
+    """Stands in for lmdeploy's pipeline: records each call's generation configs."""
+
+    def __init__(self):
+        self.calls = []
+        self.backend_config = "engine settings"
+
+    def __call__(self, prompts, gen_config=None, **kwargs):
+        self.calls.append((list(prompts), gen_config, kwargs))
+        return [f"reply to {prompt}" for prompt in prompts]
+
+
+def test_sampled_batches_get_one_seed_per_prompt():
+    from gpassk_opencompass.models import DistinctSeedPipeline
+
+    inner = RecordingPipeline()
+    pipe = DistinctSeedPipeline(inner)
+    config = GenerationConfig(do_sample=True, temperature=1.0, random_seed=42)
+    assert pipe(["q1", "q1", "q2"], gen_config=config, do_preprocess=False) == ["reply to q1", "reply to q1",
+                                                                               "reply to q2"]
+    pipe(["q1", "q1"], gen_config=config)
+    (_, first, kwargs), (_, second, _) = inner.calls
+    assert kwargs == {"do_preprocess": False}
+    assert [c.random_seed for c in first] == replica_seeds(42, 0, 3)
+    assert [c.random_seed for c in second] == replica_seeds(42, 1, 2)
+    assert all(c.temperature == 1.0 and c.do_sample for c in first + second)
+    assert config.random_seed == 42  # the caller's config is not modified
+    assert pipe.backend_config == "engine settings"  # other attributes pass through
+
+
+def test_without_a_seed_the_base_is_drawn_once():
+    from gpassk_opencompass.models import DistinctSeedPipeline
+
+    inner = RecordingPipeline()
+    pipe = DistinctSeedPipeline(inner, fallback_seed=7)
+    pipe(["a", "a"], gen_config=GenerationConfig(do_sample=True))
+    assert [c.random_seed for c in inner.calls[0][1]] == replica_seeds(7, 0, 2)
+
+
+@pytest.mark.parametrize("gen_config", [None, GenerationConfig(do_sample=False, random_seed=42),
+                                        [GenerationConfig(do_sample=True, random_seed=1)]])
+def test_greedy_and_explicit_lists_pass_through(gen_config):
+    from gpassk_opencompass.models import DistinctSeedPipeline
+
+    inner = RecordingPipeline()
+    DistinctSeedPipeline(inner)(["a"], gen_config=gen_config)
+    assert inner.calls[0][1] is gen_config
+
+
+def test_turbomind_model_wraps_the_pipeline(monkeypatch):
+    """TurboMindDistinctSeeds builds OpenCompass's pipeline and wraps it (lmdeploy itself needs a GPU)."""
+    from opencompass.models.turbomind_with_tf_above_v4_33 import TurboMindModelwithChatTemplate
+
+    from gpassk_opencompass.models import DistinctSeedPipeline, TurboMindDistinctSeeds
+
+    built = RecordingPipeline()
+    monkeypatch.setattr(TurboMindModelwithChatTemplate, "_build_pipe", lambda self, *args: built)
+    model = object.__new__(TurboMindDistinctSeeds)
+    pipe = model._build_pipe("org/model", "turbomind", {"tp": 1})
+    assert isinstance(pipe, DistinctSeedPipeline)
+    pipe(["x"], gen_config=GenerationConfig(do_sample=True, random_seed=3))
+    assert built.calls[0][1][0].random_seed == replica_seeds(3, 0, 1)[0]

@@ -1,0 +1,221 @@
+"""save_opencompass_configs.py: templates -> config files + manifest, refusals, overrides, no secrets."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from mmengine.config import Config
+
+from gpassk_opencompass.grid import config_file_name
+
+REPO = Path(__file__).resolve().parent.parent
+TEMPLATES = sorted((REPO / "opencompass_config_templates").glob("*.py"))
+SECRET = "sk-test-this-must-never-be-written"
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("save_opencompass_configs", REPO / "save_opencompass_configs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+script = _load_script()
+
+
+def generate(tmp_path, *args, out="out"):
+    return script.main(["--output_dir", str(tmp_path / out), *args])
+
+
+def contents(directory: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(directory.iterdir())}
+
+
+def read_manifest(directory: Path) -> dict:
+    return json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+
+
+def test_templates_directory_has_the_four_templates():
+    assert [path.name for path in TEMPLATES] == ["close.py", "nono1.py", "o1.py", "self_served.py"]
+
+
+@pytest.mark.parametrize("template", TEMPLATES, ids=lambda path: path.name)
+def test_every_template_expands_into_loadable_files_matching_the_manifest(tmp_path, monkeypatch, template):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    assert generate(tmp_path, "-tc", str(template)) == 0
+    out = tmp_path / "out"
+    document = read_manifest(out)
+    assert document["generator"] == "gpassk-opencompass 0.1.0" and document["template"] == str(template)
+    assert set(contents(out)) == {run["file"] for run in document["runs"]} | {"manifest.json"}
+    assert any(run["greedy"] for run in document["runs"]) and any(not run["greedy"] for run in document["runs"])
+    for run in document["runs"]:
+        text = (out / run["file"]).read_text(encoding="utf-8")
+        assert SECRET not in text
+        config = Config.fromfile(str(out / run["file"]))
+        assert len(config.models) == 1 and len(config.datasets) == 1
+        model, dataset = config.models[0], config.datasets[0]
+        assert run["file"] == config_file_name(model["abbr"], dataset["abbr"])
+        assert (model["abbr"], dataset["abbr"]) == (run["model_abbr"], run["dataset_abbr"])
+        assert model["path"] == run["model_path"] and model["max_out_len"] == run["max_out_len"]
+        assert dataset["infer_cfg"]["inferencer"]["max_out_len"] == run["max_out_len"]
+        assert (list(dataset["k"]), dataset["n"]) == (run["k"], run["n"])
+        evaluator = dataset["eval_cfg"]["evaluator"]
+        assert evaluator["benchmark"] == run["benchmark"]
+        assert evaluator["question_column"] in dataset["reader_cfg"]["input_columns"] or \
+            evaluator["question_column"] == "question"
+        _check_sampling(model, run)
+    assert SECRET not in (out / "manifest.json").read_text(encoding="utf-8")
+
+
+def _check_sampling(model: dict, run: dict) -> None:
+    """The model dict samples exactly as the manifest says."""
+    if "gen_config" in model:  # TurboMind
+        gen = model["gen_config"]
+        assert gen["do_sample"] is not run["greedy"]
+        assert gen.get("temperature") == (None if run["greedy"] else run["temperature"])
+        assert (gen.get("top_p"), gen.get("top_k"), gen.get("random_seed")) == \
+            (run["top_p"], run["top_k"], run["seed"])
+        assert gen.get("repetition_penalty") == run["repetition_penalty"]
+        assert model["run_cfg"]["num_gpus"] == model["engine_config"]["tp"] >= 1
+    else:  # OpenAI-compatible
+        assert model["key"] == "ENV" and model["temperature"] == run["temperature"]
+        assert model.get("openai_extra_kwargs", {}).get("top_p") == run["top_p"]
+        extra = model.get("extra_body", {})
+        assert (extra.get("top_k"), extra.get("repetition_penalty")) == (run["top_k"], run["repetition_penalty"])
+        assert run["seed"] is None and "seed" not in json.dumps(model.to_dict(), default=str)
+        assert model["max_seq_len"] > model["max_out_len"]
+
+
+@pytest.mark.parametrize("template, model_class, dataset_bases", [
+    ("nono1.py", "TurboMindDistinctSeeds", ()),
+    ("self_served.py", "OfflineOpenAISDK", ()),
+    ("close.py", "OpenAISDK", ()),
+])
+def test_types_in_generated_files_import(tmp_path, template, model_class, dataset_bases):
+    from opencompass.datasets.base import BaseDataset
+    from opencompass.models.base import BaseModel
+    from opencompass.openicl.icl_evaluator import BaseEvaluator
+
+    assert generate(tmp_path, "-tc", str(REPO / "opencompass_config_templates" / template)) == 0
+    out = tmp_path / "out"
+    for run in read_manifest(out)["runs"][:6]:  # one of each benchmark
+        config = Config.fromfile(str(out / run["file"]))
+        model_type, dataset = config.models[0]["type"], config.datasets[0]
+        assert model_type.__name__ == model_class and issubclass(model_type, BaseModel)
+        assert issubclass(dataset["type"], BaseDataset)
+        assert issubclass(dataset["eval_cfg"]["evaluator"]["type"], BaseEvaluator)
+        assert dataset["eval_cfg"]["evaluator"]["type"].__name__ == "GPassKEvaluator"
+
+
+def test_rerun_refuses_and_changes_nothing(tmp_path, capsys):
+    template = str(REPO / "opencompass_config_templates" / "self_served.py")
+    assert generate(tmp_path, "-tc", template) == 0
+    before = contents(tmp_path / "out")
+    capsys.readouterr()
+    assert generate(tmp_path, "-tc", template, "--set", "n=16") == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "--force" in error and "nothing was written" in error
+    # n=16 renames the 6 sampled files; the 6 greedy ones and the manifest clash
+    assert error.startswith("save_opencompass_configs.py: error: 7 of the 13 files already exist")
+    assert contents(tmp_path / "out") == before
+    assert generate(tmp_path, "-tc", template, "--set", "n=16", "--force") == 0
+    assert {run["n"] for run in read_manifest(tmp_path / "out")["runs"] if not run["greedy"]} == {16}
+
+
+def test_force_says_which_old_configs_stay(tmp_path, capsys):
+    template = str(REPO / "opencompass_config_templates" / "self_served.py")
+    assert generate(tmp_path, "-tc", template) == 0
+    capsys.readouterr()
+    assert generate(tmp_path, "-tc", template, "--set", "n=16", "--force") == 0
+    assert "6 config(s) of the previous manifest.json are not in this grid and stay in" in capsys.readouterr().err
+    assert len(list((tmp_path / "out").glob("*.py"))) == 18  # 6 greedy rewritten, 6 old + 6 new sampled
+
+
+def test_an_existing_manifest_alone_blocks_the_write(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "manifest.json").write_text("{}")
+    assert generate(tmp_path, "-tc", str(REPO / "opencompass_config_templates" / "self_served.py")) == 2
+    assert contents(tmp_path / "out") == {"manifest.json": b"{}"}
+
+
+def test_set_overrides_template_variables(tmp_path):
+    template = str(REPO / "opencompass_config_templates" / "self_served.py")
+    assert generate(tmp_path, "-tc", template, "--set", "temperatures=[0.7,1.0]", "n=16",
+                    "model_url=http://gpu7:8000/v1", "benchmarks=[AIME2025]") == 0
+    runs = read_manifest(tmp_path / "out")["runs"]
+    assert [(run["temperature"], run["n"], run["benchmark"]) for run in runs] == [
+        (0.0, 1, "AIME2025"), (0.7, 16, "AIME2025"), (1.0, 16, "AIME2025")]
+    config = Config.fromfile(str(tmp_path / "out" / runs[1]["file"]))
+    assert config.models[0]["openai_api_base"] == "http://gpu7:8000/v1"
+
+
+def test_set_takes_python_literals(tmp_path):
+    template = str(REPO / "opencompass_config_templates" / "nono1.py")
+    assert generate(tmp_path, "-tc", template, "--set", "models=[{'path': 'org/My.Model', 'tp': 2}]",
+                    "benchmarks=[LiveMathBench-Hard-202412, AIME2025]", "greedy=False") == 0
+    runs = read_manifest(tmp_path / "out")["runs"]
+    assert [(run["display_name"], run["benchmark"]) for run in runs] == [
+        ("My.Model", "LiveMathBench-Hard-202412"), ("My.Model", "AIME2025")]
+
+
+def test_set_reaches_inside_a_variable(tmp_path):
+    template = str(REPO / "opencompass_config_templates" / "nono1.py")
+    assert generate(tmp_path, "-tc", template, "--set", "models.0.tp=2", "benchmarks=[AIME2025]",
+                    "greedy=False") == 0
+    run = read_manifest(tmp_path / "out")["runs"][0]
+    assert Config.fromfile(str(tmp_path / "out" / run["file"])).models[0]["engine_config"]["tp"] == 2
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--set", "temprature=0.5"], "--set temprature: 'temprature' is not a template variable; "
+                                  "did you mean 'temperatures'?"),
+    (["--set", "n=8"], "n = 8 is less than max(k) = 16"),
+    (["--set", "benchmarks=[MATH500]"], "unknown benchmark 'MATH500'; did you mean 'MATH500-L5'?"),
+    (["--set", "models=[]"], "models is empty"),
+    (["--set", "n"], "--set expects KEY=VALUE, got 'n'"),
+    (["--set", "models=[dict(path='a/b')]"], "--set models: cannot read \"[dict(path='a/b')]\"; write a Python literal"),
+    (["-tc", "no/such/template.py"], "template 'no/such/template.py' does not exist"),
+])
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, args, message):
+    if "-tc" not in args:
+        args = ["-tc", str(REPO / "opencompass_config_templates" / "nono1.py"), *args]
+    assert generate(tmp_path, *args) == 2
+    error = capsys.readouterr().err
+    assert message in error and error.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("backend = 'turbomind'\nmodels = ['a/b']\nbenchmarks = ['AIME2025']\ntemperatures = [1.0]\nk = [4]\n"
+     "max_out_len = 100\n", "missing required variable 'n'"),
+    ("backend = 'turbomind'\nmodels = [\n", "template.py line 2: '[' was never closed"),
+    ("backend = 'turbomind'\nmodels = [undefined_name]\n",
+     "template.py: cannot read the template: NameError: name 'undefined_name' is not defined"),
+])
+def test_bad_template_files(tmp_path, capsys, text, message):
+    path = tmp_path / "template.py"
+    path.write_text(text)
+    assert generate(tmp_path, "-tc", str(path)) == 2
+    error = capsys.readouterr().err
+    assert message in error and error.count("\n") == 1
+
+
+def test_dry_run_prints_and_writes_nothing(tmp_path, capsys):
+    template = str(REPO / "opencompass_config_templates" / "self_served.py")
+    assert generate(tmp_path, "-tc", template, "--dry-run") == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 14 and printed[-1].startswith("dry run: 12 configs + manifest.json")
+    assert printed[-2] == f"write {tmp_path / 'out' / 'manifest.json'}"
+    assert not (tmp_path / "out").exists()
+
+
+def test_bare_run_uses_nono1_and_opencompass_configs(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert script.main([]) == 0
+    document = read_manifest(tmp_path / "opencompass_configs")
+    assert document["template"].endswith("opencompass_config_templates/nono1.py")
+    assert len(document["runs"]) == 9 * 2 * 6
+    assert capsys.readouterr().out == "wrote 108 configs + manifest.json to opencompass_configs\n"
