@@ -10,7 +10,7 @@ from importlib import import_module
 __version__ = "0.1.0"
 
 # public name -> module that defines it (imported on first access only)
-_LAZY = {}
+_LAZY = {"GPassKEvaluator": ".evaluator"}
 
 
 def __getattr__(name):

@@ -28,3 +28,14 @@ def loopback_openai():
     yield start
     for server in servers:
         server.stop()
+
+
+@pytest.fixture
+def loguru_messages():
+    """Messages loguru logs during the test (warnings and up)."""
+    from loguru import logger
+
+    messages = []
+    handler = logger.add(lambda message: messages.append(str(message)), level="WARNING")
+    yield messages
+    logger.remove(handler)
