@@ -10,7 +10,10 @@ from importlib import import_module
 __version__ = "0.1.0"
 
 # public name -> module that defines it (imported on first access only)
-_LAZY = {"GPassKEvaluator": ".evaluator"}
+_LAZY = {
+    "GPassKEvaluator": ".evaluator",
+    "LiveMathBenchDataset": ".datasets.livemathbench",
+}
 
 
 def __getattr__(name):

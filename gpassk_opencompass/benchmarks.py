@@ -1,10 +1,16 @@
 """The benchmarks of the LiveMathBench leaderboard, by canonical name.
 
 The canonical name is what config manifests, result files and the leaderboard
-use; it is never parsed back out of a dataset abbr.
+use; it is never parsed back out of a dataset abbr.  Each benchmark points at
+its OpenCompass dataset config (a module of :mod:`gpassk_opencompass.configs`
+defining ``<module>_datasets``), and records how many questions stand behind
+the published leaderboard column, so a run on a different composition can be
+flagged instead of silently compared.
 
 >>> get_benchmark("AIME2025").name
 'AIME2025'
+>>> get_benchmark("MATH500-L5").config_variable
+'math500_l5_datasets'
 >>> get_benchmark("AIME2052")
 Traceback (most recent call last):
 ...
@@ -24,20 +30,39 @@ class Benchmark:
     Attributes:
         name: canonical name, as the published leaderboard titles it.
         published: whether the seed README publishes a table for it.
+        config: module holding its OpenCompass dataset config, e.g.
+            ``gpassk_opencompass.configs.aime2025``.
+        questions: number of questions behind the published column (from
+            the paper's appendix F, cross-checked against the published greedy
+            accuracies), or ``None`` when nothing is published.
     """
 
     name: str
     published: bool
+    config: str
+    questions: int | None
 
+    @property
+    def config_variable(self) -> str:
+        """Name of the dataset list the config module defines."""
+        return f"{self.config.rpartition('.')[2]}_datasets"
+
+
+_CONFIGS = "gpassk_opencompass.configs"
 
 BENCHMARKS: tuple[Benchmark, ...] = (
-    Benchmark("LiveMathBench-202412", published=True),
-    Benchmark("LiveMathBench-Hard-202412", published=True),
-    Benchmark("LiveMathBench-202505", published=False),
-    Benchmark("LiveMathBench-Hard-202505", published=False),
-    Benchmark("MATH500-L5", published=True),
-    Benchmark("AIME2024-45", published=True),
-    Benchmark("AIME2025", published=True),
+    # 119 questions x {cn, en}: CNMO 18, CCEE 44, AMC 46, WLPMC 11 (paper, table 4).
+    Benchmark("LiveMathBench-202412", True, f"{_CONFIGS}.livemathbench_202412", 238),
+    # 21 English + 24 Chinese questions (paper, appendix F.1.5).
+    Benchmark("LiveMathBench-Hard-202412", True, f"{_CONFIGS}.livemathbench_hard_202412", 45),
+    Benchmark("LiveMathBench-202505", False, f"{_CONFIGS}.livemathbench_202505", None),
+    Benchmark("LiveMathBench-Hard-202505", False, f"{_CONFIGS}.livemathbench_hard_202505", None),
+    # Every level-5 question of MATH500 (paper, appendix F.2).
+    Benchmark("MATH500-L5", True, f"{_CONFIGS}.math500_l5", 134),
+    # 45 questions; their source is not documented (see the README).
+    Benchmark("AIME2024-45", True, f"{_CONFIGS}.aime2024_45", 45),
+    # AIME 2025 Part I only (paper, appendix F.4).
+    Benchmark("AIME2025", True, f"{_CONFIGS}.aime2025", 15),
 )
 
 

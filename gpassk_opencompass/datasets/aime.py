@@ -1,0 +1,71 @@
+"""AIME question sets, read from OpenCompass's AIME files (or any JSONL like them).
+
+OpenCompass ships two layouts, and this loader reads both, with the same field
+mapping as OpenCompass's own loaders:
+
+* ``opencompass/aime2024`` -> ``$COMPASS_DATA_CACHE/data/aime.jsonl``, records
+  ``{"origin_prompt": question, "gold_answer": answer}`` (``Aime2024Dataset``);
+* ``opencompass/aime2025`` -> ``$COMPASS_DATA_CACHE/data/aime2025/aime2025.jsonl``,
+  records ``{"question": ..., "answer": ...}`` (``CustomDataset``).
+
+The leaderboard's AIME columns do not match those files one to one (see the
+README, "Benchmark composition"): the loader logs a warning when the number
+of questions differs from the published column's, and ``path=`` takes an
+absolute path to a JSONL with the exact composition when you have one.
+
+>>> question_and_answer({"origin_prompt": "Find x.", "gold_answer": "7"}, "aime.jsonl:1")
+('Find x.', '7')
+"""
+
+from __future__ import annotations
+
+from datasets import Dataset
+from loguru import logger
+from opencompass.datasets.base import BaseDataset
+
+from gpassk_opencompass.benchmarks import get_benchmark
+from gpassk_opencompass.datasets.files import locate, read_jsonl
+
+# (question field, answer field) layouts, in the order they are tried.
+FIELD_LAYOUTS = (("question", "answer"), ("origin_prompt", "gold_answer"))
+
+HOW_TO_GET = ("the AIME files ship with OpenCompass's data archive (data/aime.jsonl, "
+              "data/aime2025/aime2025.jsonl under $COMPASS_DATA_CACHE), or give path= an absolute "
+              "path to a JSONL of {\"question\": ..., \"answer\": ...} records.")
+
+
+def question_and_answer(record: dict, where: str) -> tuple[str, str]:
+    """The (question, answer) of an AIME record in either OpenCompass layout."""
+    for question_field, answer_field in FIELD_LAYOUTS:
+        if question_field in record and answer_field in record:
+            return str(record[question_field]), str(record[answer_field]).strip()
+    layouts = " or ".join(f"{q!r}+{a!r}" for q, a in FIELD_LAYOUTS)
+    raise ValueError(f"{where}: expected fields {layouts}; the record has {', '.join(map(repr, sorted(record)))}")
+
+
+class AIMEDataset(BaseDataset):
+    """An AIME question set, tagged with its leaderboard benchmark."""
+
+    @staticmethod
+    def load(path: str, benchmark: str) -> Dataset:
+        """Load every question of the file.
+
+        Args:
+            path: an OpenCompass dataset id (``opencompass/aime2024``,
+                ``opencompass/aime2025``) or an absolute path to a JSONL file.
+            benchmark: the canonical benchmark name the questions stand for
+                (``AIME2024-45``, ``AIME2025``).
+
+        Returns:
+            Columns ``question_id``, ``question``, ``answer``.
+        """
+        expected = get_benchmark(benchmark).questions
+        file_path = locate(path, HOW_TO_GET).where
+        rows = []
+        for index, record in enumerate(read_jsonl(file_path)):
+            question, answer = question_and_answer(record, f"{file_path} record {index}")
+            rows.append({"question_id": f"{benchmark}/{index}", "question": question, "answer": answer})
+        if expected is not None and len(rows) != expected:
+            logger.warning("{}: {} has {} questions; the published column used {} (see the README, "
+                           "'Benchmark composition')", benchmark, file_path, len(rows), expected)
+        return Dataset.from_list(rows)

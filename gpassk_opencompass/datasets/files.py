@@ -1,0 +1,56 @@
+"""Finding and reading the data files of the leaderboard datasets.
+
+:func:`locate` looks a dataset id up in OpenCompass's own ``DATASETS_MAPPING``
+(so ``opencompass/aime2025`` means what it means to OpenCompass) and resolves
+it with :func:`gpassk_opencompass.data_paths.locate_dataset` (no download).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from gpassk_opencompass.data_paths import DataLocation, locate_dataset
+
+
+def locate(dataset_id: str, how_to_get: str, *, hub: bool = False) -> DataLocation:
+    """Resolve an OpenCompass dataset id (or absolute path) without downloading.
+
+    Args:
+        dataset_id: e.g. ``opencompass/LiveMathBench``, or an absolute path.
+        how_to_get: one sentence for the "not found" error.
+        hub: whether the caller can read the Hugging Face copy
+            (``DATASET_SOURCE=HF``); otherwise only local copies count.
+    """
+    from opencompass.utils.datasets_info import DATASETS_MAPPING
+
+    entry = DATASETS_MAPPING.get(dataset_id, {})
+    return locate_dataset(dataset_id, local=entry.get("local") or dataset_id,
+                          hf_id=(entry.get("hf_id") or None) if hub else None, how_to_get=how_to_get)
+
+
+def read_jsonl(path: str) -> Iterator[dict]:
+    """Yield the JSON objects of a JSONL file, skipping blank lines.
+
+    Raises:
+        ValueError: a line is not a JSON object; the message names file and line.
+    """
+    with open(path, encoding="utf-8-sig") as file:
+        for number, line in enumerate(file, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path}:{number}: not valid JSON ({error.msg})") from error
+            if not isinstance(record, dict):
+                raise ValueError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
+            yield record
+
+
+def require_fields(record: dict, fields: tuple[str, ...], where: str) -> None:
+    """Raise ``ValueError`` naming ``where`` when ``record`` lacks one of ``fields``."""
+    missing = [field for field in fields if field not in record]
+    if missing:
+        raise ValueError(f"{where}: missing field(s) {', '.join(map(repr, missing))}; "
+                         f"the record has {', '.join(map(repr, sorted(record))) or 'no fields'}")

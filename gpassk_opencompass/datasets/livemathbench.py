@@ -1,0 +1,197 @@
+"""LiveMathBench for OpenCompass, with its structure kept in real columns.
+
+Each row carries ``split`` (CNMO, CCEE, AMC, WLPMC, hard, all), ``language``
+(cn, en), ``question_type`` and ``version`` as columns, plus a stable
+``question_id``, so per-split results never depend on splitting an abbr.
+
+Data are found the OpenCompass way: ``DATASET_SOURCE=HF`` reads the gated
+Hugging Face dataset ``opencompass/LiveMathBench`` (subset
+``v{version}_{split}_{language}``); otherwise the files
+``$COMPASS_DATA_CACHE/data/LiveMathBench/{version}/{split}_{language}.jsonl``
+(one JSON object per line with ``question``, ``answer``, ``question_type``).
+Missing files are an error listing them; nothing is downloaded.
+
+Prompts are OpenCompass's own LiveMathBench prompts (so scores stay comparable
+with the published leaderboard); ``cot=False`` drops the "reason step by
+step" clause exactly as OpenCompass does.
+
+>>> print(build_prompt("1+1=?", "en", cot=True))
+Here is a math question, please reasoning step by step, and put your answer in \\boxed{}.
+1+1=?
+<BLANKLINE>
+>>> print(build_prompt("1+1=?", "en", cot=False))
+Here is a math question, and put your answer in \\boxed{}.
+1+1=?
+<BLANKLINE>
+>>> check_selection("202505", ["all"], ["cn"])
+Traceback (most recent call last):
+...
+ValueError: LiveMathBench 202505 has no language 'cn'; it has: en
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import product
+
+from datasets import Dataset
+from opencompass.datasets.base import BaseDataset
+
+from gpassk_opencompass.datasets.files import locate, read_jsonl, require_fields
+
+# OpenCompass's LiveMathBench prompts (opencompass/datasets/livemathbench/prompts.py),
+# copied so that a change upstream shows up as a failing test, not as drifting scores.
+PROMPT_EN = "Here is a math question, please reasoning step by step, and put your answer in \\boxed{{}}.\n{question}\n"
+PROMPT_CN = "下面是一个数学问题，请逐步推理，并把最终答案放置于\\boxed{{}}中。\n{question}\n"
+_COT_CLAUSE = {"en": ", please reasoning step by step", "cn": "，请逐步推理"}
+PROMPT_VERSION = "opencompass-livemathbench"
+
+HOW_TO_GET = (
+    "LiveMathBench is gated on Hugging Face: accept its terms at "
+    "https://huggingface.co/datasets/opencompass/LiveMathBench, log in (HF_TOKEN) and "
+    "set DATASET_SOURCE=HF, or put the {split}_{language}.jsonl files under "
+    "$COMPASS_DATA_CACHE/data/LiveMathBench/{version}/.")
+
+
+@dataclass(frozen=True)
+class LiveMathBenchVersion:
+    """The splits and languages one release of LiveMathBench ships.
+
+    Attributes:
+        splits: every split of the release.
+        languages: every language of the release.
+        default_splits: the splits of the main (non-hard) benchmark.
+    """
+
+    splits: tuple[str, ...]
+    languages: tuple[str, ...]
+    default_splits: tuple[str, ...]
+
+
+VERSIONS: dict[str, LiveMathBenchVersion] = {
+    "202412": LiveMathBenchVersion(("CNMO", "CCEE", "AMC", "WLPMC", "hard"), ("cn", "en"),
+                                   ("CNMO", "CCEE", "AMC", "WLPMC")),
+    "202505": LiveMathBenchVersion(("all", "hard"), ("en",), ("all",)),
+}
+
+
+def build_prompt(question: str, language: str, cot: bool) -> str:
+    """The generation prompt for one question (OpenCompass's wording)."""
+    template = PROMPT_EN if language == "en" else PROMPT_CN
+    if not cot:
+        template = template.replace(_COT_CLAUSE[language], "")
+    return template.format(question=question)
+
+
+def prompt_version(cot: bool) -> str:
+    """Label of the prompt a row was generated with.
+
+    >>> prompt_version(False)
+    'opencompass-livemathbench-nocot'
+    """
+    return PROMPT_VERSION if cot else f"{PROMPT_VERSION}-nocot"
+
+
+def _unique(values: Sequence[str], what: str, version: str) -> tuple[str, ...]:
+    if isinstance(values, str) or not values:
+        raise ValueError(f"LiveMathBench {version}: {what} must be a non-empty list, got {values!r}")
+    duplicates = sorted({value for value in values if list(values).count(value) > 1})
+    if duplicates:
+        raise ValueError(f"LiveMathBench {version}: {what} lists {', '.join(duplicates)} more than once")
+    return tuple(values)
+
+
+def check_selection(version: str, splits: Sequence[str] | None,
+                    languages: Sequence[str] | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Validate a (version, splits, languages) choice; ``None`` means the defaults.
+
+    Returns:
+        The splits and languages to load, in the order given.
+
+    >>> check_selection("202412", None, None)
+    (('CNMO', 'CCEE', 'AMC', 'WLPMC'), ('cn', 'en'))
+    >>> check_selection("202412", ["CMNO"], ["en"])
+    Traceback (most recent call last):
+    ...
+    ValueError: LiveMathBench 202412 has no split 'CMNO'; it has: CNMO, CCEE, AMC, WLPMC, hard
+    """
+    release = VERSIONS.get(str(version))
+    if release is None:
+        raise ValueError(f"unknown LiveMathBench version {version!r}; known: {', '.join(VERSIONS)}")
+    splits = release.default_splits if splits is None else _unique(splits, "dataset_splits", version)
+    languages = release.languages if languages is None else _unique(languages, "dataset_languages", version)
+    for what, chosen, known in (("split", splits, release.splits), ("language", languages, release.languages)):
+        for value in chosen:
+            if value not in known:
+                raise ValueError(f"LiveMathBench {version} has no {what} {value!r}; it has: {', '.join(known)}")
+    return splits, languages
+
+
+def _records(where: str, source: str, version: str, split: str, language: str) -> list[dict]:
+    if source == "hf":
+        from datasets import load_dataset
+
+        return list(load_dataset(where, f"v{version}_{split}_{language}")["test"])
+    return list(read_jsonl(os.path.join(where, version, f"{split}_{language}.jsonl")))
+
+
+class LiveMathBenchDataset(BaseDataset):
+    """LiveMathBench loader (not registered: configs use ``type=LiveMathBenchDataset``).
+
+    OpenCompass registers its own ``LiveMathBenchDataset`` in ``LOAD_DATASET``;
+    this class keeps the same keyword names (``dataset_splits``,
+    ``dataset_languages``, ``cot``, ``version``) so configs port over.
+    """
+
+    @staticmethod
+    def load(path: str = "opencompass/LiveMathBench",
+             dataset_splits: Sequence[str] | None = None,
+             dataset_languages: Sequence[str] | None = None,
+             cot: bool = True,
+             version: str = "202412") -> Dataset:
+        """Load the chosen splits x languages, in that order.
+
+        Args:
+            path: ``opencompass/LiveMathBench`` (resolved the OpenCompass way)
+                or an absolute directory holding ``{version}/{split}_{language}.jsonl``.
+            dataset_splits: splits to load (default: the version's main splits).
+            dataset_languages: languages to load (default: all of the version's).
+            cot: ask for step-by-step reasoning in the prompt.
+            version: ``202412`` or ``202505``.
+
+        Returns:
+            Columns ``question_id``, ``question``, ``answer``, ``question_type``,
+            ``split``, ``language``, ``version``, ``prompt``, ``prompt_version``.
+        """
+        version = str(version)
+        splits, languages = check_selection(version, dataset_splits, dataset_languages)
+        location = locate(path, HOW_TO_GET.replace("{version}", version), hub=True)
+        pairs = list(product(splits, languages))
+        if location.source == "local":
+            missing = [os.path.join(location.where, version, f"{split}_{language}.jsonl")
+                       for split, language in pairs
+                       if not os.path.isfile(os.path.join(location.where, version, f"{split}_{language}.jsonl"))]
+            if missing:
+                raise FileNotFoundError(
+                    f"LiveMathBench {version}: missing {len(missing)} file(s): {', '.join(missing)}; "
+                    + HOW_TO_GET.replace("{version}", version) + " Nothing is downloaded automatically.")
+        rows = []
+        for split, language in pairs:
+            records = _records(location.where, location.source, version, split, language)
+            for index, record in enumerate(records):
+                require_fields(record, ("question", "answer"),
+                               f"LiveMathBench {version} {split}_{language} record {index}")
+                rows.append({
+                    "question_id": f"LiveMathBench-{version}/{split}/{language}/{index}",
+                    "question": record["question"],
+                    "answer": record["answer"],
+                    "question_type": record.get("question_type"),
+                    "split": split,
+                    "language": language,
+                    "version": version,
+                    "prompt": build_prompt(record["question"], language, cot),
+                    "prompt_version": prompt_version(cot),
+                })
+        return Dataset.from_list(rows)

@@ -1,0 +1,110 @@
+"""MATH500-L5: the difficulty-5 questions of MATH500, on OpenCompass's MATH500 files.
+
+The paper behind the leaderboard (arXiv 2412.13147, appendix F.2) selects
+"all questions with difficulty 5" of MATH500, 134 questions; the published
+greedy accuracies are all multiples of 1/134 (26.1 = 35/134, 51.5 = 69/134).
+OpenCompass's ``MATHDataset`` keeps only ``problem`` and ``solution``, so it
+cannot filter by level; this loader reads the same file
+(``opencompass/math`` -> ``$COMPASS_DATA_CACHE/data/math/test_prm800k_500.json``,
+a JSON object of id -> record) or a JSONL in the Hugging Face
+``HuggingFaceH4/MATH-500`` layout, and keeps the records whose ``level`` is 5
+(``"Level 5"`` or ``5``).  The reference answer is the record's ``answer``
+when present, otherwise the last ``\\boxed{}`` of its ``solution``, extracted
+with OpenCompass's own ``extract_boxed_answer``.
+
+>>> parse_level("Level 5"), parse_level(3), parse_level("Level ?")
+(5, 3, None)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from datasets import Dataset
+from loguru import logger
+from opencompass.datasets.base import BaseDataset
+
+from gpassk_opencompass.benchmarks import get_benchmark
+from gpassk_opencompass.datasets.files import locate, read_jsonl, require_fields
+
+HOW_TO_GET = (
+    "MATH500 ships with OpenCompass's data archive (put test_prm800k_500.json under "
+    "$COMPASS_DATA_CACHE/data/math/), or give path= an absolute path to the test.jsonl "
+    "of HuggingFaceH4/MATH-500.")
+
+
+def parse_level(level: object) -> int | None:
+    """The integer difficulty of a MATH record's ``level`` field, or ``None``."""
+    if isinstance(level, int):
+        return level
+    match = re.fullmatch(r"\s*(?:Level\s*)?(\d+)\s*", str(level))
+    return int(match.group(1)) if match else None
+
+
+def _records(path: str) -> list[tuple[str, dict]]:
+    """(id, record) pairs of a MATH file: JSONL, a JSON list, or a JSON object of id -> record."""
+    if path.endswith(".jsonl"):
+        return [(str(index), record) for index, record in enumerate(read_jsonl(path))]
+    with open(path, encoding="utf-8") as file:
+        data = json.load(file)
+    if isinstance(data, dict):
+        return [(str(key), record) for key, record in data.items()]
+    return [(str(index), record) for index, record in enumerate(data)]
+
+
+class Math500Level5Dataset(BaseDataset):
+    """MATH500 restricted to one difficulty level (5 for the leaderboard)."""
+
+    @staticmethod
+    def load(path: str = "opencompass/math", file_name: str = "test_prm800k_500.json",
+             level: int = 5) -> Dataset:
+        """Load the questions of ``level``.
+
+        Args:
+            path: ``opencompass/math`` (a directory, resolved the OpenCompass
+                way) or an absolute path to a directory or a file.
+            file_name: the file inside a directory ``path``.
+            level: the difficulty to keep.
+
+        Returns:
+            Columns ``question_id``, ``problem``, ``answer``, ``subject``, ``level``.
+        """
+        location = locate(path, HOW_TO_GET)
+        file_path = location.where
+        if os.path.isdir(file_path):
+            file_path = os.path.join(file_path, file_name)
+            if not os.path.isfile(file_path):
+                raise FileNotFoundError(f"MATH500: {file_path} does not exist; {HOW_TO_GET}")
+        from opencompass.datasets.math import extract_boxed_answer
+
+        rows, levels_seen = [], 0
+        for key, record in _records(file_path):
+            where = f"{file_path} record {key}"
+            require_fields(record, ("problem",), where)
+            record_level = parse_level(record.get("level"))
+            levels_seen += record_level is not None
+            if record_level != level:
+                continue
+            answer = record.get("answer")
+            if answer is None:
+                require_fields(record, ("solution",), where)
+                answer = extract_boxed_answer(record["solution"])
+                if answer is None:
+                    raise ValueError(f"{where}: no 'answer' field and no \\boxed{{}} in its solution")
+            rows.append({
+                "question_id": str(record.get("unique_id") or f"MATH500/{key}"),
+                "problem": record["problem"],
+                "answer": str(answer),
+                "subject": record.get("subject") or record.get("type"),
+                "level": record_level,
+            })
+        if not levels_seen:
+            raise ValueError(f"MATH500-L5 needs each question's difficulty, but no record of {file_path} "
+                             f"has a 'level' field; {HOW_TO_GET}")
+        expected = get_benchmark("MATH500-L5").questions
+        if level == 5 and len(rows) != expected:
+            logger.warning("MATH500-L5: {} has {} level-5 questions; the published column used {}",
+                           file_path, len(rows), expected)
+        return Dataset.from_list(rows)

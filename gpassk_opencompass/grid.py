@@ -1,0 +1,423 @@
+"""The run grid: a template's plain variables -> one run per config file.
+
+A template (``opencompass_config_templates/*.py``) declares models, sampling
+temperatures, ``k``/``n``, sampling parameters and benchmarks as plain
+variables.  :func:`parse_template` validates them into a frozen
+:class:`GridTemplate`; :func:`expand` turns that into :class:`RunSpec` s, one
+per (model, temperature, benchmark) plus, when ``greedy = True``, one greedy
+run (temperature 0, k = 1, n = 1) per (model, benchmark).  Everything here is
+pure: rendering and writing the config files is
+:mod:`gpassk_opencompass.grid_files`.
+
+Names follow one convention for every template:
+
+* model abbr ``{name}_t{temperature}_p{top_p}_k{top_k}_rp{repetition_penalty}_rs{seed}_l{max_out_len}``,
+  a segment left out when its value is unset (greedy runs never set p, k, rs);
+* dataset abbr ``{benchmark}_k{k joined by -}_n{n}``;
+* file ``{model_abbr}@{dataset_abbr}.py`` with ``.`` replaced by ``-``.
+
+>>> model_abbr("Qwen2.5-7B-Instruct", temperature=1.0, top_p=0.8, top_k=50,
+...            repetition_penalty=1.0, seed=42, max_out_len=8192)
+'Qwen2.5-7B-Instruct_t1.0_p0.8_k50_rp1.0_rs42_l8192'
+>>> dataset_abbr("LiveMathBench-202412", (4, 8, 16), 48)
+'LiveMathBench-202412_k4-8-16_n48'
+>>> config_file_name("Qwen2.5-7B-Instruct_t1.0_l8192", "AIME2025_k1_n1")
+'Qwen2-5-7B-Instruct_t1-0_l8192@AIME2025_k1_n1.py'
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from gpassk_opencompass import __version__
+from gpassk_opencompass.benchmarks import get_benchmark
+
+BACKENDS = {
+    "turbomind": "lmdeploy TurboMind inside the OpenCompass task (GPUs)",
+    "openai-api": "a hosted OpenAI-compatible API (OpenCompass's OpenAISDK)",
+    "openai-local": "a model you serve behind an OpenAI-compatible URL (OfflineOpenAISDK, no downloads)",
+}
+JUDGES = ("auto", "rule", "llm", "cascade")
+REQUIRED = ("backend", "models", "benchmarks", "temperatures", "k", "n", "max_out_len")
+MODEL_KEYS = ("path", "name", "tp", "batch_size", "url", "tokenizer_path")
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._+-]")
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One model of the grid.
+
+    Attributes:
+        path: Hugging Face id, local path or API model name.
+        display_name: name in abbrs, file names and the leaderboard.
+        tp: GPUs per model (tensor parallelism; TurboMind).
+        batch_size: prompts per generation call.
+        url: OpenAI-compatible base URL (API backends).
+        tokenizer_path: tokenizer for ``openai-api`` token counting.
+    """
+
+    path: str
+    display_name: str
+    tp: int = 1
+    batch_size: int = 16
+    url: str | None = None
+    tokenizer_path: str | None = None
+
+
+@dataclass(frozen=True)
+class GridTemplate:
+    """A validated template.  See the templates' comments for each variable."""
+
+    backend: str
+    models: tuple[ModelEntry, ...]
+    benchmarks: tuple[str, ...]
+    temperatures: tuple[float, ...]
+    k: tuple[int, ...]
+    n: int
+    max_out_len: int
+    greedy: bool = False
+    top_p: float | None = None
+    top_k: int | None = None
+    repetition_penalty: float | None = None
+    seed: int | None = None
+    max_seq_len: int | None = None
+    model_url: str | None = None
+    query_per_second: float = 1.0
+    retry: int = 5
+    eval_urls: tuple[str, ...] = field(default=())
+    eval_model_name: str = ""
+    judge: str = "auto"
+
+
+TEMPLATE_VARIABLES = tuple(f.name for f in fields(GridTemplate))
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One generated config file: one model at one setting on one benchmark."""
+
+    model: ModelEntry
+    benchmark: str
+    greedy: bool
+    temperature: float
+    top_p: float | None
+    top_k: int | None
+    repetition_penalty: float | None
+    seed: int | None
+    max_out_len: int
+    k: tuple[int, ...]
+    n: int
+    model_abbr: str
+    dataset_abbr: str
+    file: str
+
+    def describe(self) -> str:
+        """Human-readable identity, for error messages."""
+        setting = "greedy" if self.greedy else f"temperature {self.temperature!r}"
+        return f"{self.model.path} ({setting}) on {self.benchmark}"
+
+    def manifest_entry(self) -> dict[str, Any]:
+        """The run's record in ``manifest.json``."""
+        return {
+            "file": self.file,
+            "model_abbr": self.model_abbr,
+            "dataset_abbr": self.dataset_abbr,
+            "model_path": self.model.path,
+            "display_name": self.model.display_name,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "top_k": self.top_k,
+            "repetition_penalty": self.repetition_penalty,
+            "seed": self.seed,
+            "max_out_len": self.max_out_len,
+            "benchmark": self.benchmark,
+            "k": list(self.k),
+            "n": self.n,
+            "greedy": self.greedy,
+        }
+
+
+def _number(value: float | int) -> str:
+    return repr(float(value)) if isinstance(value, float) else str(value)
+
+
+def model_abbr(name: str, *, temperature: float, top_p: float | None, top_k: int | None,
+               repetition_penalty: float | None, seed: int | None, max_out_len: int) -> str:
+    """``{name}_t{T}_p{top_p}_k{top_k}_rp{rep}_rs{seed}_l{max_out_len}``, unset segments left out.
+
+    >>> model_abbr("m", temperature=0.0, top_p=None, top_k=None, repetition_penalty=1.0,
+    ...            seed=None, max_out_len=512)
+    'm_t0.0_rp1.0_l512'
+    """
+    segments = [name, f"t{_number(float(temperature))}"]
+    for prefix, value in (("p", top_p), ("k", top_k), ("rp", repetition_penalty), ("rs", seed)):
+        if value is not None:
+            segments.append(f"{prefix}{_number(value)}")
+    segments.append(f"l{max_out_len}")
+    return "_".join(segments)
+
+
+def dataset_abbr(benchmark: str, k: Sequence[int], n: int) -> str:
+    """``{benchmark}_k{k joined by -}_n{n}``."""
+    return f"{benchmark}_k{'-'.join(map(str, k))}_n{n}"
+
+
+def config_file_name(model: str, dataset: str) -> str:
+    """``{model_abbr}@{dataset_abbr}.py`` with ``.`` -> ``-`` in both parts."""
+    return f"{model.replace('.', '-')}@{dataset.replace('.', '-')}.py"
+
+
+def safe_name(name: str) -> str:
+    """A display name usable in file names: characters outside ``[A-Za-z0-9._+-]`` become ``-``.
+
+    >>> safe_name("my org/model v2")
+    'my-org-model-v2'
+    """
+    cleaned = _SAFE_NAME.sub("-", str(name))
+    if not cleaned.strip(".-"):
+        raise ValueError(f"model name {name!r} has no usable characters; give the model a name=")
+    return cleaned
+
+
+# ----------------------------------------------------------------------------------- validation
+
+
+def _fail(source: str, message: str) -> ValueError:
+    return ValueError(f"{source}: {message}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _as_list(value: Any, source: str, name: str) -> list:
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    raise _fail(source, f"{name} must be a list, got {value!r}")
+
+
+def _positive_int(value: Any, source: str, name: str) -> int:
+    if not _is_int(value) or value < 1:
+        raise _fail(source, f"{name} must be a positive integer, got {value!r}")
+    return value
+
+
+def _optional(value: Any, check, source: str, name: str, expected: str):
+    if value is None:
+        return None
+    if not check(value):
+        raise _fail(source, f"{name} must be {expected} or None, got {value!r}")
+    return value
+
+
+def _model_entry(raw: Any, index: int, template_url: str | None, source: str) -> ModelEntry:
+    where = f"models[{index}]"
+    if isinstance(raw, str):
+        raw = {"path": raw}
+    if not isinstance(raw, Mapping):
+        raise _fail(source, f"{where} must be a dict like dict(path='org/model', tp=1, batch_size=16), got {raw!r}")
+    unknown = sorted(set(raw) - set(MODEL_KEYS))
+    if unknown:
+        raise _fail(source, f"{where} has unknown key(s) {', '.join(map(repr, unknown))}; "
+                            f"known: {', '.join(MODEL_KEYS)}")
+    path = raw.get("path")
+    if not isinstance(path, str) or not path.strip():
+        raise _fail(source, f"{where} needs path='<Hugging Face id, local path or API model name>'")
+    name = raw.get("name") or posixpath.basename(path.rstrip("/"))
+    return ModelEntry(
+        path=path,
+        display_name=safe_name(name),
+        tp=_positive_int(raw.get("tp", 1), source, f"{where}.tp"),
+        batch_size=_positive_int(raw.get("batch_size", 16), source, f"{where}.batch_size"),
+        url=_optional(raw.get("url", template_url), lambda v: isinstance(v, str) and v, source,
+                      f"{where}.url", "a URL string"),
+        tokenizer_path=_optional(raw.get("tokenizer_path"), lambda v: isinstance(v, str) and v, source,
+                                 f"{where}.tokenizer_path", "a string"),
+    )
+
+
+def parse_template(variables: Mapping[str, Any], source: str = "template") -> GridTemplate:
+    """Validate a template's variables; every problem is a one-line ``ValueError``.
+
+    Args:
+        variables: the template's module-level names (names starting with
+            ``_`` are ignored, for the template's own helpers).
+        source: what to call the template in messages (its path).
+
+    >>> parse_template({"backend": "turbomind", "models": ["org/m"], "benchmarks": ["AIME2025"],
+    ...                 "temperatures": [1.0], "k": [4, 16], "n": 8, "max_out_len": 512})
+    Traceback (most recent call last):
+    ...
+    ValueError: template: n = 8 is less than max(k) = 16; every k needs at least k generations
+    """
+    public = {name: value for name, value in variables.items() if not name.startswith("_")}
+    for name in public:
+        if name not in TEMPLATE_VARIABLES:
+            close = difflib.get_close_matches(name, TEMPLATE_VARIABLES, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(TEMPLATE_VARIABLES)}"
+            raise _fail(source, f"unknown variable {name!r}{hint}")
+    for name in REQUIRED:
+        if name not in public:
+            raise _fail(source, f"missing required variable {name!r}")
+
+    backend = public["backend"]
+    if backend not in BACKENDS:
+        raise _fail(source, f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    model_url = _optional(public.get("model_url"), lambda v: isinstance(v, str) and v, source,
+                          "model_url", "a URL string")
+    if backend == "turbomind" and model_url is not None:
+        raise _fail(source, "model_url is set, but backend 'turbomind' runs the model in-process; "
+                            "use backend 'openai-local' for a served model")
+    raw_models = _as_list(public["models"], source, "models")
+    if not raw_models:
+        raise _fail(source, "models is empty; list at least one dict(path=...)")
+    models = tuple(_model_entry(raw, i, model_url, source) for i, raw in enumerate(raw_models))
+    if backend == "turbomind":
+        for i, model in enumerate(models):
+            if model.url is not None:
+                raise _fail(source, f"models[{i}] ({model.path}) sets url={model.url!r}, but backend "
+                                    "'turbomind' runs the model in-process; use backend 'openai-local' "
+                                    "for a served model")
+    if backend == "openai-local":
+        for i, model in enumerate(models):
+            if model.url is None:
+                raise _fail(source, f"models[{i}] ({model.path}) has no url; set model_url = "
+                                    "'http://host:port/v1' or the model's url=")
+
+    raw_benchmarks = _as_list(public["benchmarks"], source, "benchmarks")
+    if not raw_benchmarks:
+        raise _fail(source, "benchmarks is empty")
+    for name in raw_benchmarks:
+        try:
+            get_benchmark(name)
+        except ValueError as error:
+            raise _fail(source, str(error)) from None
+    if len(set(raw_benchmarks)) != len(raw_benchmarks):
+        raise _fail(source, f"benchmarks lists a benchmark twice: {raw_benchmarks!r}")
+
+    greedy = public.get("greedy", False)
+    if not isinstance(greedy, bool):
+        raise _fail(source, f"greedy must be True or False, got {greedy!r}")
+    temperatures = _as_list(public["temperatures"], source, "temperatures")
+    for value in temperatures:
+        if not _is_number(value) or value <= 0:
+            raise _fail(source, f"temperatures must be > 0, got {value!r} (greedy decoding: set greedy = True)")
+    if len(set(temperatures)) != len(temperatures):
+        raise _fail(source, f"temperatures lists a value twice: {temperatures!r}")
+    if not temperatures and not greedy:
+        raise _fail(source, "temperatures is empty and greedy is False: the grid has no runs")
+
+    raw_k = public["k"]
+    ks = [raw_k] if _is_int(raw_k) else _as_list(raw_k, source, "k")
+    if not ks or not all(_is_int(value) and value >= 1 for value in ks):
+        raise _fail(source, f"k must be a positive integer or a list of them, got {raw_k!r}")
+    if len(set(ks)) != len(ks):
+        raise _fail(source, f"k lists a value twice: {raw_k!r}")
+    n = _positive_int(public["n"], source, "n")
+    if n < max(ks):
+        raise _fail(source, f"n = {n} is less than max(k) = {max(ks)}; every k needs at least k generations")
+    max_out_len = _positive_int(public["max_out_len"], source, "max_out_len")
+
+    seed = _optional(public.get("seed"), _is_int, source, "seed", "an integer")
+    if seed is not None and backend != "turbomind":
+        raise _fail(source, f"seed = {seed} is not supported with backend {backend!r}: one seed sent with "
+                            "all n requests of a question makes the replicas identical; leave seed = None "
+                            "(servers draw a fresh seed per request)")
+    max_seq_len = _optional(public.get("max_seq_len"), _is_int, source, "max_seq_len", "an integer")
+    if max_seq_len is not None and max_seq_len <= max_out_len:
+        raise _fail(source, f"max_seq_len = {max_seq_len} leaves no room for the prompt (max_out_len = {max_out_len})")
+    query_per_second = public.get("query_per_second", 1.0)
+    if not _is_number(query_per_second) or query_per_second <= 0:
+        raise _fail(source, f"query_per_second must be > 0, got {query_per_second!r}")
+    eval_urls = public.get("eval_urls", ())
+    eval_urls = [eval_urls] if isinstance(eval_urls, str) else _as_list(eval_urls, source, "eval_urls")
+    if not all(isinstance(url, str) and url for url in eval_urls):
+        raise _fail(source, f"eval_urls must be a list of URL strings, got {eval_urls!r}")
+    eval_model_name = public.get("eval_model_name", "")
+    if not isinstance(eval_model_name, str):
+        raise _fail(source, f"eval_model_name must be a string, got {eval_model_name!r}")
+    judge = public.get("judge", "auto")
+    if judge not in JUDGES:
+        raise _fail(source, f"judge must be one of {', '.join(JUDGES)}; got {judge!r}")
+
+    return GridTemplate(
+        backend=backend,
+        models=models,
+        benchmarks=tuple(raw_benchmarks),
+        temperatures=tuple(float(value) for value in temperatures),
+        k=tuple(sorted(ks)),
+        n=n,
+        max_out_len=max_out_len,
+        greedy=greedy,
+        top_p=_optional(public.get("top_p"), lambda v: _is_number(v) and 0 < v <= 1, source, "top_p",
+                        "a number in (0, 1]"),
+        top_k=_optional(public.get("top_k"), lambda v: _is_int(v) and v >= 1, source, "top_k",
+                        "a positive integer"),
+        repetition_penalty=_optional(public.get("repetition_penalty"), lambda v: _is_number(v) and v > 0,
+                                     source, "repetition_penalty", "a number > 0"),
+        seed=seed,
+        max_seq_len=max_seq_len,
+        model_url=model_url,
+        query_per_second=float(query_per_second),
+        retry=_positive_int(public.get("retry", 5), source, "retry"),
+        eval_urls=tuple(eval_urls),
+        eval_model_name=eval_model_name,
+        judge=judge,
+    )
+
+
+# ---------------------------------------------------------------------------------- expansion
+
+
+def _run(template: GridTemplate, model: ModelEntry, benchmark: str, temperature: float | None) -> RunSpec:
+    greedy = temperature is None
+    settings = dict(
+        temperature=0.0 if greedy else temperature,
+        top_p=None if greedy else (None if template.top_p is None else float(template.top_p)),
+        top_k=None if greedy else template.top_k,
+        repetition_penalty=None if template.repetition_penalty is None else float(template.repetition_penalty),
+        seed=None if greedy else template.seed,
+        max_out_len=template.max_out_len,
+    )
+    k, n = ((1,), 1) if greedy else (template.k, template.n)
+    model_name = model_abbr(model.display_name, **settings)
+    data_name = dataset_abbr(benchmark, k, n)
+    return RunSpec(model=model, benchmark=benchmark, greedy=greedy, k=k, n=n, model_abbr=model_name,
+                   dataset_abbr=data_name, file=config_file_name(model_name, data_name), **settings)
+
+
+def expand(template: GridTemplate) -> list[RunSpec]:
+    """Every run of the grid: model x (greedy, temperatures...) x benchmark, in that order.
+
+    Raises:
+        ValueError: two runs would share a config file; the message names both.
+    """
+    runs = [_run(template, model, benchmark, temperature)
+            for model in template.models
+            for temperature in ((None,) if template.greedy else ()) + template.temperatures
+            for benchmark in template.benchmarks]
+    seen: dict[str, RunSpec] = {}
+    for run in runs:
+        other = seen.setdefault(run.file, run)
+        if other is not run:
+            raise ValueError(f"two runs would both be written to {run.file!r}: {other.describe()} and "
+                             f"{run.describe()}; give one of the models a distinct name=")
+    return runs
+
+
+def manifest(runs: Sequence[RunSpec], template_path: str) -> dict[str, Any]:
+    """The ``manifest.json`` document: generator, template and every run's parameters."""
+    return {
+        "generator": f"gpassk-opencompass {__version__}",
+        "template": str(template_path),
+        "runs": [run.manifest_entry() for run in runs],
+    }

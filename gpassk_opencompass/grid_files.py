@@ -1,0 +1,192 @@
+"""Rendering and writing the run grid: one OpenCompass config per run + ``manifest.json``.
+
+Each file holds one model and one dataset, is a plain mmengine config
+(``opencompass FILE`` runs it), and carries no secret: API models read their
+key from ``OPENAI_API_KEY`` at run time (``key='ENV'``).  The dataset part is
+the benchmark's config from :mod:`gpassk_opencompass.configs` with the run's
+``k``, ``n``, ``max_out_len``, abbr and judge settings filled in.
+
+Writing refuses to touch existing files unless ``force`` is given, and checks
+that before writing anything; each file is written to a temporary name and
+renamed, the manifest last.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mmengine.config import Config
+from tqdm import tqdm
+
+from gpassk_opencompass import __version__
+from gpassk_opencompass.benchmarks import get_benchmark
+from gpassk_opencompass.config_source import ImportPath, python_source
+from gpassk_opencompass.grid import TEMPLATE_VARIABLES, GridTemplate, RunSpec, manifest, parse_template
+
+MANIFEST = "manifest.json"
+# Room left for the prompt when an API model's max_seq_len is derived from max_out_len.
+PROMPT_BUDGET = 4096
+# OpenCompass model class of each backend (named, not imported: importing costs seconds).
+MODEL_TYPES = {
+    "turbomind": ImportPath("gpassk_opencompass.models", "TurboMindDistinctSeeds"),
+    "openai-api": ImportPath("opencompass.models", "OpenAISDK"),
+    "openai-local": ImportPath("gpassk_opencompass.models", "OfflineOpenAISDK"),
+}
+API_META_TEMPLATE = dict(round=[
+    dict(role="HUMAN", api_role="HUMAN"),
+    dict(role="BOT", api_role="BOT", generate=True),
+])
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """A file the writer will create: its name in the output directory and its text."""
+
+    name: str
+    text: str
+
+
+def load_template(path: str, overrides: Mapping[str, Any] | None = None) -> GridTemplate:
+    """Read a template file, apply ``--set`` overrides, validate.
+
+    Args:
+        path: the template (a Python file of plain variables, read by mmengine).
+        overrides: ``{variable: value}``; dotted keys (``models.0.tp``) reach
+            inside a variable, as with mmengine's ``--cfg-options``.
+    """
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"template {path!r} does not exist")
+    config = Config.fromfile(path)
+    for key in overrides or {}:
+        if key.split(".", 1)[0] not in TEMPLATE_VARIABLES:
+            raise ValueError(f"--set {key}: {key.split('.', 1)[0]!r} is not a template variable; "
+                             f"known: {', '.join(TEMPLATE_VARIABLES)}")
+    if overrides:
+        config.merge_from_dict(dict(overrides))
+    return parse_template(config.to_dict(), source=path)
+
+
+def _imports_as_paths(value: Any) -> Any:
+    """Turn the ``type`` entries mmengine loads lazily (as ``'module.Name'``) into :class:`ImportPath` s."""
+    if isinstance(value, Mapping):
+        converted = {key: _imports_as_paths(item) for key, item in value.items()}
+        kind = converted.get("type")
+        if isinstance(kind, str) and "." in kind:
+            module, _, name = kind.rpartition(".")
+            converted["type"] = ImportPath(module, name)
+        return converted
+    if isinstance(value, (list, tuple)):
+        return type(value)(_imports_as_paths(item) for item in value)
+    return value
+
+
+def benchmark_dataset(benchmark: str) -> dict:
+    """The dataset dict of a benchmark's config module, its classes as :class:`ImportPath` s.
+
+    The module is read as a config file (nothing is imported), so this is fast.
+    """
+    entry = get_benchmark(benchmark)
+    spec = importlib.util.find_spec(entry.config)
+    if spec is None or spec.origin is None:
+        raise FileNotFoundError(f"config module {entry.config} of {benchmark} is not installed")
+    datasets = Config.fromfile(spec.origin).to_dict()[entry.config_variable]
+    return _imports_as_paths(datasets[0])
+
+
+def model_config(run: RunSpec, template: GridTemplate) -> dict:
+    """The OpenCompass model dict of a run."""
+    model = run.model
+    common = dict(abbr=run.model_abbr, path=model.path, max_out_len=run.max_out_len, batch_size=model.batch_size)
+    if template.backend == "turbomind":
+        gen_config = dict(do_sample=not run.greedy)
+        for key, value in (("temperature", None if run.greedy else run.temperature), ("top_p", run.top_p),
+                           ("top_k", run.top_k), ("repetition_penalty", run.repetition_penalty),
+                           ("random_seed", run.seed)):
+            if value is not None:
+                gen_config[key] = value
+        config = dict(type=MODEL_TYPES["turbomind"], **common, backend="turbomind",
+                      engine_config=dict(tp=model.tp), gen_config=gen_config, run_cfg=dict(num_gpus=model.tp))
+        if template.max_seq_len is not None:
+            config["max_seq_len"] = template.max_seq_len
+        return config
+    config = dict(type=MODEL_TYPES[template.backend], **common,
+                  key="ENV", meta_template=API_META_TEMPLATE, temperature=run.temperature,
+                  max_seq_len=template.max_seq_len or run.max_out_len + PROMPT_BUDGET,
+                  query_per_second=template.query_per_second, retry=template.retry, run_cfg=dict(num_gpus=0))
+    if model.url is not None:
+        config["openai_api_base"] = model.url
+    if run.top_p is not None:
+        config["openai_extra_kwargs"] = dict(top_p=run.top_p)
+    extra_body = {key: value for key, value in (("top_k", run.top_k),
+                                                ("repetition_penalty", run.repetition_penalty))
+                  if value is not None}
+    if extra_body:
+        config["extra_body"] = extra_body
+    if model.tokenizer_path is not None:
+        config["tokenizer_path"] = model.tokenizer_path
+    return config
+
+
+def dataset_config(run: RunSpec, template: GridTemplate, base: Mapping) -> dict:
+    """The benchmark's dataset dict with the run's abbr, k, n, max_out_len and judge."""
+    config = copy.deepcopy(dict(base))
+    evaluator = config["eval_cfg"]["evaluator"]
+    if evaluator.get("benchmark") != run.benchmark:
+        raise ValueError(f"the config of {run.benchmark} scores benchmark {evaluator.get('benchmark')!r}")
+    config.update(abbr=run.dataset_abbr, k=list(run.k), n=run.n)
+    config["infer_cfg"]["inferencer"]["max_out_len"] = run.max_out_len
+    evaluator.update(model_name=template.eval_model_name, url=list(template.eval_urls) or None,
+                     judge=template.judge)
+    return config
+
+
+def render(run: RunSpec, template: GridTemplate, base: Mapping, template_path: str) -> str:
+    """The text of a run's config file."""
+    body = python_source(dict(models=[model_config(run, template)], datasets=[dataset_config(run, template, base)]))
+    setting = "greedy" if run.greedy else f"temperature {run.temperature!r}, k {list(run.k)}, n {run.n}"
+    return (f"# Generated by gpassk-opencompass {__version__} from {template_path}.\n"
+            f"# {run.model.path} on {run.benchmark} ({setting}).  Run: opencompass <this file>\n"
+            f"# Regenerate from the template rather than editing; {MANIFEST} lists every run.\n"
+            f"\n{body}")
+
+
+def plan(runs: Sequence[RunSpec], template: GridTemplate, template_path: str,
+         progress: bool = False) -> list[PlannedFile]:
+    """Every file to write (configs, then the manifest), rendered in memory."""
+    bases = {benchmark: benchmark_dataset(benchmark) for benchmark in template.benchmarks}
+    files = [PlannedFile(run.file, render(run, template, bases[run.benchmark], template_path))
+             for run in tqdm(runs, desc="rendering configs", unit="file", disable=not progress)]
+    document = manifest(runs, template_path)
+    files.append(PlannedFile(MANIFEST, json.dumps(document, indent=2, ensure_ascii=False) + "\n"))
+    return files
+
+
+def existing(files: Iterable[PlannedFile], out_dir: str | os.PathLike) -> list[str]:
+    """Names of planned files that already exist in ``out_dir``."""
+    return [file.name for file in files if (Path(out_dir) / file.name).exists()]
+
+
+def write(files: Sequence[PlannedFile], out_dir: str | os.PathLike, force: bool = False) -> None:
+    """Write the planned files; without ``force`` refuse (changing nothing) if any exists.
+
+    Raises:
+        FileExistsError: some files exist and ``force`` is false.
+    """
+    clashes = existing(files, out_dir)
+    if clashes and not force:
+        raise FileExistsError(f"{len(clashes)} of the {len(files)} files already exist in {out_dir} "
+                              f"(first: {clashes[0]}); nothing was written. Pass --force to overwrite them")
+    directory = Path(out_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    for file in files:
+        target = directory / file.name
+        temporary = directory / f".{file.name}.tmp"
+        temporary.write_text(file.text, encoding="utf-8")
+        os.replace(temporary, target)

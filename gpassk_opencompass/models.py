@@ -1,0 +1,116 @@
+"""OpenCompass model classes for G-Pass@k runs (glue: imports OpenCompass).
+
+* :class:`OfflineOpenAISDK` -- OpenCompass's ``OpenAISDK`` for models you
+  serve yourself (vLLM, lmdeploy, SGLang) behind an OpenAI-compatible URL, on
+  machines without internet.  ``OpenAISDK`` loads a tokenizer at start-up
+  (tiktoken's encoding for the model name, else the Hugging Face tokenizer of
+  ``path``, else tiktoken's gpt-4 encoding), and each of those is a download;
+  offline the last one raises and the task dies.  This subclass loads nothing
+  and counts prompt tokens with :func:`~gpassk_opencompass.token_estimate.estimate_tokens`
+  (used only to clip ``max_out_len`` to ``max_seq_len``).  ``key='ENV'``
+  reads ``OPENAI_API_KEY`` at run time and falls back to the placeholder
+  ``EMPTY`` that keyless servers accept.
+
+  Sampling: each of the n replicas is its own request and no ``seed`` is
+  sent, so vLLM, SGLang and lmdeploy servers draw a fresh seed per request
+  and replicas differ.  (Sending one fixed ``seed`` would make them identical;
+  the config generator refuses a seed for API backends.)
+
+  Alternative when a local copy of the tokenizer exists: OpenCompass's own
+  ``OpenAISDK`` with ``tokenizer_path='/local/tokenizer/dir'`` and
+  ``HF_HUB_OFFLINE=1`` counts exactly and also works offline.
+
+* :class:`TurboMindDistinctSeeds` -- OpenCompass's lmdeploy TurboMind model,
+  except that a sampled batch gets one seed per prompt
+  (:func:`~gpassk_opencompass.sampling_seeds.replica_seeds`) instead of one
+  ``random_seed`` shared by the batch, which makes replicas of a prompt that
+  share a batch identical.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import random
+
+from loguru import logger
+from opencompass.models import OpenAISDK
+from opencompass.models.turbomind_with_tf_above_v4_33 import TurboMindModelwithChatTemplate
+
+from gpassk_opencompass.sampling_seeds import replica_seeds
+from gpassk_opencompass.token_estimate import estimate_tokens
+
+
+class OfflineOpenAISDK(OpenAISDK):
+    """``OpenAISDK`` that never downloads a tokenizer (see the module docstring).
+
+    Args:
+        chars_per_token: characters per token for the length estimate.
+        key: ``'ENV'`` (``OPENAI_API_KEY`` if set, else ``'EMPTY'``) or a key.
+        **kwargs: everything ``OpenAISDK`` takes (``path``, ``openai_api_base``,
+            ``temperature``, ``max_seq_len``, ``extra_body``, ...).
+    """
+
+    def __init__(self, *, chars_per_token: float = 3.0, key: str = "ENV", **kwargs) -> None:
+        if chars_per_token <= 0:
+            raise ValueError(f"chars_per_token must be > 0, got {chars_per_token!r}")
+        self.chars_per_token = chars_per_token
+        if key == "ENV" and not os.environ.get("OPENAI_API_KEY"):
+            logger.info("OPENAI_API_KEY is not set: sending the placeholder key 'EMPTY' "
+                        "(what keyless vLLM / lmdeploy / SGLang servers expect)")
+            key = "EMPTY"
+        super().__init__(key=key, **kwargs)
+
+    def _init_tokenizer(self) -> None:
+        """Load nothing: token counts come from :meth:`get_token_len`."""
+        self.tokenizer = None
+        self.tokenizer_type = "length-estimate"
+
+    def get_token_len(self, prompt: str) -> int:
+        """Estimated token count of ``prompt`` (no tokenizer involved)."""
+        return estimate_tokens(prompt, self.chars_per_token)
+
+
+class DistinctSeedPipeline:
+    """Wraps an lmdeploy pipeline so that a sampled batch gets one seed per prompt.
+
+    Greedy batches (``do_sample=False``) and batches that already carry a
+    list of generation configs pass through unchanged.
+
+    Args:
+        pipeline: the lmdeploy pipeline (called as ``pipeline(prompts, gen_config=..., **kwargs)``).
+        fallback_seed: base seed when the generation config sets no
+            ``random_seed`` (default: drawn once from the OS).
+    """
+
+    def __init__(self, pipeline, fallback_seed: int | None = None) -> None:
+        self._pipeline = pipeline
+        self._fallback_seed = random.SystemRandom().getrandbits(63) if fallback_seed is None else fallback_seed
+        self._batches = 0
+
+    def __call__(self, prompts, gen_config=None, **kwargs):
+        if gen_config is not None and not isinstance(gen_config, list) and getattr(gen_config, "do_sample", True):
+            base = gen_config.random_seed if gen_config.random_seed is not None else self._fallback_seed
+            configs = []
+            for seed in replica_seeds(base, self._batches, len(prompts)):
+                config = copy.copy(gen_config)
+                config.random_seed = seed
+                configs.append(config)
+            gen_config = configs
+        self._batches += 1
+        return self._pipeline(prompts, gen_config=gen_config, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._pipeline, name)
+
+
+class TurboMindDistinctSeeds(TurboMindModelwithChatTemplate):
+    """``TurboMindModelwithChatTemplate`` whose sampled batches use one seed per prompt.
+
+    ``gen_config['random_seed']`` becomes the base seed of
+    :func:`~gpassk_opencompass.sampling_seeds.replica_seeds`; every other
+    argument is OpenCompass's.
+    """
+
+    def _build_pipe(self, model_path, backend, engine_config):
+        return DistinctSeedPipeline(super()._build_pipe(model_path, backend, engine_config))

@@ -1,0 +1,67 @@
+#!/usr/bin/env python
+"""Write one OpenCompass config per run of a G-Pass@k grid, plus manifest.json.
+
+    python save_opencompass_configs.py                       # nono1.py -> ./opencompass_configs
+    python save_opencompass_configs.py -tc opencompass_config_templates/o1.py \\
+        --output_dir configs_o1 --set "temperatures=[0.7,1.0]" n=16 --dry-run
+
+Then ``opencompass <output_dir>/<file>.py`` runs one of them.  The work is in
+:mod:`gpassk_opencompass.grid` (what to run) and :mod:`gpassk_opencompass.grid_files`
+(rendering, writing); this script only parses arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from loguru import logger
+from mmengine.config import DictAction
+
+DEFAULT_TEMPLATE = Path(__file__).resolve().parent / "opencompass_config_templates" / "nono1.py"
+DEFAULT_OUTPUT_DIR = "opencompass_configs"
+PROG = "save_opencompass_configs.py"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser.add_argument("-tc", "--config_template_file", default=str(DEFAULT_TEMPLATE), metavar="TEMPLATE",
+                        help="grid template (default: %(default)s)")
+    parser.add_argument("--output_dir", default=DEFAULT_OUTPUT_DIR, metavar="DIR",
+                        help="where the configs and manifest.json go (default: %(default)s)")
+    parser.add_argument("--set", nargs="+", action=DictAction, default={}, metavar="KEY=VALUE",
+                        help='override template variables, e.g. --set "temperatures=[0.7,1.0]" n=16')
+    parser.add_argument("--dry-run", action="store_true", help="print what would be written; write nothing")
+    parser.add_argument("--force", action="store_true", help="overwrite existing files")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logger.remove()
+    logger.add(sys.stderr, level="INFO", format="{message}")
+    from gpassk_opencompass import grid, grid_files
+
+    try:
+        template = grid_files.load_template(args.config_template_file, args.set)
+        runs = grid.expand(template)
+        files = grid_files.plan(runs, template, args.config_template_file, progress=True)
+        if args.dry_run:
+            clashes = set(grid_files.existing(files, args.output_dir))
+            for file in files:
+                marker = "overwrite" if file.name in clashes else "write"
+                print(f"{marker} {Path(args.output_dir) / file.name}")
+            print(f"dry run: {len(runs)} configs + {grid_files.MANIFEST} in {args.output_dir}, nothing written"
+                  + (f"; {len(clashes)} exist (needs --force)" if clashes and not args.force else ""))
+            return 0
+        grid_files.write(files, args.output_dir, force=args.force)
+    except (ValueError, OSError, SyntaxError) as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {len(runs)} configs + {grid_files.MANIFEST} to {args.output_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
