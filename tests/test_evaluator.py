@@ -197,3 +197,21 @@ def test_livemathbench_evaluator_keywords_are_accepted(loopback_openai):
                                 extract_url=[], extract_model_name="")
     assert evaluator.judge_settings.kind == "llm"
     assert evaluator.judge_settings.urls == (server.url,)
+
+
+def test_a_rerun_in_the_same_output_dir_reuses_every_verdict(loopback_openai, tmp_path):
+    """OpenCompass reruns an unfinished evaluation in the same results dir: nothing is asked twice."""
+    server = loopback_openai(lambda body: "\\boxed{no}" if "-1" in last_user_message(body) else "\\boxed{yes}")
+    first = GPassKEvaluator(model_name="loopback-model", url=server.url)
+    first._out_dir = str(tmp_path / "results" / "model" / "dataset")
+    results = run(first)
+    asked = len(server.requests)
+    assert asked > 0 and (tmp_path / "results" / "model" / "dataset" / "judge_cache.jsonl").exists()
+
+    second = GPassKEvaluator(model_name="loopback-model", url=server.url)
+    second._out_dir = first._out_dir
+    again = run(second)
+    assert len(server.requests) == asked
+    assert again["gpassk"]["judge_stats"]["cached"] == again["gpassk"]["judge_stats"]["unique"]
+    assert {key: value for key, value in again.items() if key not in ("gpassk", "details")} == \
+        {key: value for key, value in results.items() if key not in ("gpassk", "details")}
