@@ -14,7 +14,9 @@ from gpassk_opencompass.judges import (
     JudgeError,
     JudgeItem,
     JudgeSettings,
+    build_judge_prompt,
     judge_items,
+    parse_judge_reply,
 )
 from loopback_judge import exact_match_judge, shown
 from loopback_openai import Fault, Reply, last_user_message
@@ -284,3 +286,37 @@ def test_bad_items_are_refused_before_any_request(loopback_openai):
     with pytest.raises(ValueError, match="language must be one of en, cn, got 'fr'"):
         JudgeItem("q", "1", "1", language="fr")
     assert server.requests == []
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    (r"The forms are equivalent. \boxed{yes}", True),
+    (r"\boxed{no}", False),
+    (r"\boxed{ Yes. }", True),
+    (r"\boxed{\text{No}}", False),
+    (r"\boxed{\textbf{yes}}", True),
+    (r"\boxed{{yes}}", True),  # echoing a doubled-brace prompt
+    (r"First \boxed{yes}, but on reflection \boxed{no}", False),  # the last verdict counts
+    (r"\boxed{maybe}", None),
+    (r"\boxed{12}", None),
+    ("yes", None),  # the protocol is a boxed verdict
+    (r"\boxed{yes", None),  # truncated
+    ("", None),
+    (None, None),
+])
+def test_parse_judge_reply(reply, verdict):
+    assert parse_judge_reply(reply) is verdict
+
+
+@pytest.mark.parametrize("language", ["en", "cn"])
+def test_prompts_fill_every_slot_and_keep_latex_and_dollars_verbatim(language):
+    question = r"Let $f(x) = x^{2}$ and ${a_n}$ be given; find $$f(2)$$."
+    prompt = build_judge_prompt(question, r"\{4\}", "$4$", language)
+    assert question in prompt and r"\{4\}" in prompt and "\n$4$\n" in prompt
+    assert "$question" not in prompt and "$answer" not in prompt and "$reference" not in prompt
+    assert prompt.count(r"\boxed{yes}") == 1 and prompt.count(r"\boxed{no}") == 1
+
+
+def test_an_empty_batch_sends_nothing(loopback_openai):
+    server = loopback_openai(exact_match_judge)
+    report = judge_items([], llm(server), progress=False)
+    assert report.verdicts == () and report.stats.total == 0 and server.requests == []

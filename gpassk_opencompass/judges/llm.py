@@ -202,9 +202,11 @@ class _AskAll:
     async def run(self, clients) -> LlmStats:
         for index in range(len(self.prompts)):
             self.queue.put_nowait(_Attempt(index))
+        # Interleaved across URLs: the queue serves waiting workers first come, first served,
+        # so even a batch smaller than the concurrency is spread over every URL.
         workers = [asyncio.create_task(self._work(client, url))
-                   for client, url in zip(clients, self.settings.urls)
-                   for _ in range(self.settings.concurrency)]
+                   for _ in range(self.settings.concurrency)
+                   for client, url in zip(clients, self.settings.urls)]
         try:
             await self.done.wait()
         finally:
@@ -243,13 +245,15 @@ class _AskAll:
             self.retries += 1
         self.requests += 1
         retry_after = None
+        body = {"model": settings.model, "messages": [{"role": "user", "content": self.prompts[attempt.index]}],
+                "temperature": 0.0}
+        if settings.max_tokens is not None:
+            body["max_tokens"] = settings.max_tokens
         try:
-            completion = await client.chat.completions.create(
-                model=settings.model,
-                messages=[{"role": "user", "content": self.prompts[attempt.index]}],
-                temperature=0.0,
-                **({"max_tokens": settings.max_tokens} if settings.max_tokens is not None else {}),
-            )
+            # The client's generic POST (its documented way to send a request as-is): same auth,
+            # timeouts and errors as chat.completions.create, a third less CPU per request
+            # (no typed-request transform, no response model), which counts at hundreds per second.
+            reply = await client.post("/chat/completions", cast_to=object, body=body)
         except openai.APIStatusError as error:
             status = error.status_code
             if status in _FATAL_STATUSES:
@@ -264,12 +268,11 @@ class _AskAll:
         except openai.APITimeoutError:
             problem = f"timed out after {settings.request_timeout:g}s"
         except openai.APIConnectionError as error:
-            problem = f"connection failed ({_short(str(error.__cause__ or error))})"
+            problem = f"connection failed ({_short(repr(error.__cause__ or error))})"
         except (openai.APIResponseValidationError, ValueError) as error:  # ValueError: a body that is not JSON
             problem = f"malformed response ({type(error).__name__}: {_short(str(error))})"
         else:
-            choice = completion.choices[0] if completion.choices else None
-            content = getattr(getattr(choice, "message", None), "content", None)
+            content = reply_content(reply)
             correct = parse_judge_reply(content)
             if correct is not None:
                 label = "yes" if correct else "no"
@@ -291,6 +294,19 @@ class _AskAll:
         logger.debug("judge request {} to {}: {}; retry {} in {:.2f}s", attempt.index, url, problem,
                      attempt.failures, delay)
         self._retry_later(attempt, delay)
+
+
+def reply_content(reply) -> str | None:
+    """The first choice's message content of a chat-completions reply, ``None`` if it has none.
+
+    >>> reply_content({"choices": [{"message": {"role": "assistant", "content": "ok"}}]}), reply_content({"id": 1})
+    ('ok', None)
+    """
+    try:
+        content = reply["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    return content if isinstance(content, str) else None
 
 
 def _short(text: str, limit: int = 160) -> str:

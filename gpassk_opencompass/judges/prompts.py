@@ -35,16 +35,8 @@ from gpassk_opencompass.judges.extraction import boxed_spans
 #: Version of the judge prompts below; recorded in outputs and cache keys.
 PROMPT_VERSION = "gpassk-judge-v1"
 
-JUDGE_PROMPT_EN = Template(r"""You are grading a student's answer to a mathematics problem against the reference answer.
-
-Grading rules:
-1. Decide only whether the student's final answer agrees with the reference answer. Do not solve the problem again and do not question the reference answer.
-2. Mathematically equivalent forms are the same answer: 1/2, 0.5 and \frac{1}{2}; equivalent algebraic expressions; the same set listed in another order; an interval described in words; units or notation that do not change the value.
-3. When the problem asks for several things (several blanks, sub-questions, or options of a multiple-choice question), the answer is correct only if every part agrees with the reference. A missing, extra or wrong part makes it incorrect; chosen options must be exactly the reference options.
-4. Several conflicting final answers, or no final answer at all, are incorrect.
-5. If you cannot tell, grade it as incorrect.
-
-<problem>
+# The material to judge, fenced by tags and laid out the same way in both languages.
+_MATERIAL = """<problem>
 $question
 </problem>
 
@@ -57,7 +49,18 @@ $answer_label
 $answer
 </student_answer>
 
-Compare briefly, then finish with \boxed{yes} if the student's answer is correct or \boxed{no} if it is not.
+"""
+
+JUDGE_PROMPT_EN = Template(r"""You are grading a student's answer to a mathematics problem against the reference answer.
+
+Grading rules:
+1. Decide only whether the student's final answer agrees with the reference answer. Do not solve the problem again and do not question the reference answer.
+2. Mathematically equivalent forms are the same answer: 1/2, 0.5 and \frac{1}{2}; equivalent algebraic expressions; the same set listed in another order; an interval described in words; units or notation that do not change the value.
+3. When the problem asks for several things (several blanks, sub-questions, or options of a multiple-choice question), the answer is correct only if every part agrees with the reference. A missing, extra or wrong part makes it incorrect; chosen options must be exactly the reference options.
+4. Several conflicting final answers, or no final answer at all, are incorrect.
+5. If you cannot tell, grade it as incorrect.
+
+""" + _MATERIAL + r"""Compare briefly, then finish with \boxed{yes} if the student's answer is correct or \boxed{no} if it is not.
 """)
 
 JUDGE_PROMPT_CN = Template(r"""你是一名数学阅卷老师，请对照标准答案判断考生的答案是否正确。
@@ -69,20 +72,7 @@ JUDGE_PROMPT_CN = Template(r"""你是一名数学阅卷老师，请对照标准�
 4. 给出多个互相矛盾的最终答案，或没有给出最终答案，均为错误。
 5. 无法确定时，判为错误。
 
-<problem>
-$question
-</problem>
-
-<reference_answer>
-$reference
-</reference_answer>
-
-$answer_label
-<student_answer>
-$answer
-</student_answer>
-
-请先简要比较，最后以 \boxed{yes}（正确）或 \boxed{no}（错误）结尾。
+""" + _MATERIAL + r"""请先简要比较，最后以 \boxed{yes}（正确）或 \boxed{no}（错误）结尾。
 """)
 
 _TEMPLATES = {"en": JUDGE_PROMPT_EN, "cn": JUDGE_PROMPT_CN}
@@ -134,5 +124,6 @@ def parse_judge_reply(reply: str | None) -> bool | None:
     label = spans[-1][2]
     while _WRAPPERS.search(label):
         label = _WRAPPERS.sub(r"\1", label)
-    label = label.strip().strip(".!。").strip().lower()
+    # "{yes}": a judge shown the doubled braces of a .format-escaped prompt may echo them
+    label = label.strip().strip("{}").strip().strip(".!。").strip().lower()
     return {"yes": True, "no": False}.get(label)

@@ -92,7 +92,8 @@ class JudgeSettings:
         max_retries: retries of a request after a 429, a 5xx, a timeout or
             a dropped connection (so at most ``max_retries + 1`` attempts).
         cache_path: append-only JSONL file of judge-model verdicts; ``None``
-            disables the durable cache.
+            disables the durable cache (the rule judge, cheap and
+            deterministic, never uses it).
         max_tokens: cap on the judge's reply length (``None``: server default).
         unparseable_attempts: how many times to ask when the reply carries
             no final ``\\boxed{yes}``/``\\boxed{no}``; then ``correct=None``.

@@ -1,0 +1,195 @@
+"""Judge throughput: ours vs OpenCompass's LiveMathBenchEvaluator on the same endpoint.
+
+Both judges talk to one loopback OpenAI-compatible server (tests/loopback_openai.py,
+run as a separate process) that answers every request after ``--latency``
+seconds (default 50 ms, a fast judge model) with a verdict ending in
+``\\boxed{yes}``.
+
+* **OpenCompass**: ``LiveMathBenchEvaluator(model_name, url).judge(...)``, its
+  own judge path (extraction, prompts, ``OpenAISDK`` requests, its JSON
+  cache). ``OpenAISDK`` loads a tokenizer when constructed (tiktoken's
+  encodings, downloaded from the internet, else a Hugging Face tokenizer), so
+  it cannot start offline: for this benchmark that step is disabled, the
+  tokenizer replaced by a length estimate (characters / 4). Nothing else is
+  changed.
+* **ours**: ``judge_items`` with ``JudgeSettings(kind="llm", concurrency=32)``
+  and a durable cache file, first on distinct answers (no deduplication can
+  help), then on a LiveMathBench-shaped batch (238 questions x 48 samples,
+  answers repeating as sampled answers do).
+
+Also measured: the rule judge (math-verify) in answers per second on one core
+(in-process, main thread) and over one worker process per core.
+
+    python benchmarks/bench_judge.py [--judgments 1024] [--opencompass-judgments N] [--latency 0.05]
+
+OpenCompass's judge runs at about 2 requests/s, so its default 1,024
+judgments take ~9 minutes; ``--opencompass-judgments 200`` measures the same
+steady rate in under 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import pathlib
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+from loguru import logger
+
+from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items, rule_verdict
+from gpassk_opencompass.judges.workers import judge_by_rule
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+REPLY = "The examinee's answer matches the standard answer. \\boxed{yes}"
+MODEL = "loopback-model"
+
+
+@contextlib.contextmanager
+def loopback_server(latency: float):
+    """The loopback server in its own process (so it does not share our GIL); yields its URL."""
+    process = subprocess.Popen([sys.executable, str(ROOT / "tests" / "loopback_openai.py"), "--reply", REPLY,
+                                "--latency", str(latency)], stdout=subprocess.PIPE, text=True)
+    try:
+        yield process.stdout.readline().strip()
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def response(answer: str) -> str:
+    return f"Let us work it out step by step. ... Therefore the final answer is $\\boxed{{{answer}}}$."
+
+
+def distinct_items(count: int) -> list[JudgeItem]:
+    """``count`` generations with pairwise different (question, answer): nothing to deduplicate."""
+    return [JudgeItem(f"Problem {i}: find the value of x.", f"{i}/7", response(f"\\frac{{{i}}}{{7}}"))
+            for i in range(count)]
+
+
+def livemathbench_items(questions: int = 238, n: int = 48, seed: int = 0) -> list[JudgeItem]:
+    """A LiveMathBench-sized batch: each question's n samples drawn from a few answers, skewed."""
+    rng = random.Random(seed)
+    items = []
+    for q in range(questions):
+        candidates = [f"{q}"] + [f"{q + d}" for d in rng.sample(range(1, 50), 5)]
+        weights = [8, 4, 2, 1, 1, 1]
+        for answer in rng.choices(candidates, weights, k=n):
+            items.append(JudgeItem(f"Problem {q}: compute the sum.", f"{q}", response(answer)))
+    return items
+
+
+def time_ours(items: list[JudgeItem], url: str) -> tuple[float, object]:
+    with tempfile.TemporaryDirectory() as directory:
+        settings = JudgeSettings(kind="llm", urls=(url,), model=MODEL, concurrency=32,
+                                 cache_path=pathlib.Path(directory) / "verdicts.jsonl")
+        start = time.perf_counter()
+        report = judge_items(items, settings, progress=False)
+        elapsed = time.perf_counter() - start
+    assert all(verdict.correct is True for verdict in report.verdicts), "our judge misread a verdict"
+    return elapsed, report
+
+
+def time_opencompass(items: list[JudgeItem], url: str) -> float:
+    import importlib
+
+    livemathbench = importlib.import_module("opencompass.datasets.livemathbench.livemathbench")
+    from opencompass.models import OpenAISDK
+
+    class OfflineOpenAISDK(OpenAISDK):
+        """OpenAISDK with its tokenizer step disabled (it downloads tiktoken encodings)."""
+
+        def _init_tokenizer(self):
+            self.tokenizer, self.tokenizer_type = None, "length-estimate"
+
+        def get_token_len(self, prompt: str) -> int:
+            return len(prompt) // 4
+
+    livemathbench.OpenAISDK = OfflineOpenAISDK  # what the evaluator builds its judge models from
+    evaluator = livemathbench.LiveMathBenchEvaluator(model_name=MODEL, url=[url])
+    with tempfile.TemporaryDirectory() as directory:
+        evaluator._out_dir = directory
+        test_set = {"question": [item.question for item in items],
+                    "question_type": ["问答"] * len(items),
+                    "subdivision": ["livemathbench_en"] * len(items)}
+        noise = io.StringIO()
+        start = time.perf_counter()
+        with contextlib.redirect_stderr(noise), contextlib.redirect_stdout(noise):
+            labels = evaluator.judge([item.response for item in items], [item.reference for item in items],
+                                     test_set)
+        elapsed = time.perf_counter() - start
+    assert labels == [1] * len(items), "OpenCompass's judge did not read every verdict as yes"
+    return elapsed
+
+
+def rule_pairs(count: int, seed: int = 1) -> list[tuple[str, str]]:
+    """Realistic (reference, extracted answer) pairs: integers, fractions, radicals, sets, intervals, choices."""
+    rng = random.Random(seed)
+    makers = [
+        lambda i: (str(i), str(i + rng.choice([0, 0, 1]))),
+        lambda i: (f"\\frac{{{i}}}{{{i + 3}}}", rng.choice([f"{i}/{i + 3}", f"\\dfrac{{{i}}}{{{i + 3}}}", f"{i + 1}/{i + 3}"])),
+        lambda i: (f"{i}\\sqrt{{2}}", rng.choice([f"\\sqrt{{{2 * i * i}}}", f"{i}\\sqrt2", f"{i}\\sqrt{{3}}"])),
+        lambda i: (f"\\{{{i}, {i + 2}\\}}", rng.choice([f"\\{{{i + 2}, {i}\\}}", f"{i}, {i + 2}", f"\\{{{i}\\}}"])),
+        lambda i: (f"[{i}, {i + 5})", rng.choice([f"[{i},{i + 5})", f"({i}, {i + 5})"])),
+        lambda i: (f"x^2 + {i}x", rng.choice([f"x(x + {i})", f"x^{{2}}+{i}x", f"x^2 - {i}x"])),
+        lambda i: (rng.choice(["A", "B", "BD", "A, C"]), rng.choice(["A", "B", "B, D", "C, A", "(B)"])),
+    ]
+    return [makers[i % len(makers)](i) for i in range(count)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--judgments", type=int, default=1024, help="distinct judgments for both (default 1024)")
+    parser.add_argument("--opencompass-judgments", type=int, default=None,
+                        help="time OpenCompass on the first N only (its rate is flat); default: all")
+    parser.add_argument("--latency", type=float, default=0.05, help="seconds the endpoint takes per reply")
+    parser.add_argument("--rule-answers", type=int, default=600, help="answers for the rule-judge timing")
+    args = parser.parse_args()
+    logger.remove()
+    logger.add(sys.stderr, level="WARNING")
+
+    distinct = distinct_items(args.judgments)
+    batch = livemathbench_items()
+    with loopback_server(args.latency) as url:
+        print(f"endpoint: {url} (tests/loopback_openai.py, {args.latency * 1000:.0f} ms per reply, own process)")
+        ours_distinct, report = time_ours(distinct, url)
+        ours_batch, batch_report = time_ours(batch, url)
+        oc_items = distinct[:args.opencompass_judgments] if args.opencompass_judgments else distinct
+        print(f"OpenCompass LiveMathBenchEvaluator.judge on {len(oc_items)} judgments "
+              f"(OpenAISDK tokenizer step disabled: a length estimate instead of tiktoken, which it downloads) ...",
+              flush=True)
+        oc_seconds = time_opencompass(oc_items, url)
+
+    pairs = rule_pairs(args.rule_answers)
+    cores = os.cpu_count() or 1
+    start = time.perf_counter()
+    for reference, answer in pairs:
+        rule_verdict(reference, answer)
+    rule_main = time.perf_counter() - start
+    start = time.perf_counter()
+    verdicts = judge_by_rule(pairs, timeout=3, processes=cores, progress=False)
+    rule_pool = time.perf_counter() - start
+    assert len(verdicts) == len(pairs)
+
+    oc_rate = len(oc_items) / oc_seconds
+    distinct_rate = len(distinct) / ours_distinct
+    batch_rate = len(batch) / ours_batch
+    print(f"OpenCompass judge:          {len(oc_items):6d} judgments in {oc_seconds:7.2f} s = {oc_rate:8.2f} judgments/s")
+    print(f"ours, distinct answers:     {len(distinct):6d} judgments in {ours_distinct:7.2f} s = "
+          f"{distinct_rate:8.2f} judgments/s ({report.stats.requests} requests)")
+    print(f"ours, LiveMathBench-shaped: {len(batch):6d} judgments in {ours_batch:7.2f} s = {batch_rate:8.2f} "
+          f"judgments/s ({batch_report.stats.unique} distinct -> {batch_report.stats.requests} requests)")
+    print(f"rule judge (math-verify), one core, in-process: {len(pairs) / rule_main:7.1f} answers/s/core "
+          f"({len(pairs)} distinct answers in {rule_main:.2f} s)")
+    print(f"rule judge, {cores} worker processes incl. start-up: {len(pairs) / rule_pool:7.1f} answers/s")
+    print(f"ratio with deduplication (LiveMathBench-shaped batch): {batch_rate / oc_rate:,.0f}x")
+    print(f"ratio before deduplication (distinct answers, same endpoint): {distinct_rate / oc_rate:,.0f}x")
+
+
+if __name__ == "__main__":
+    main()

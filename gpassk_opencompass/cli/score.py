@@ -1,0 +1,134 @@
+"""``gpassk score``: judge saved generations and compute G-Pass@k, no OpenCompass run needed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import sys
+
+from gpassk_opencompass.cli import UsageError
+from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
+
+EXAMPLES = """examples:
+  gpassk score generations.jsonl --k 4 8 16
+  gpassk score generations.jsonl --k 4 8 16 --judge llm \\
+      --judge-url http://10.0.0.5:8000/v1 http://10.0.0.6:8000/v1 --judge-model LiveMath-Judge --output scores.json
+
+INPUT.jsonl has one question per line:
+  {"id": "q1", "question": "...", "answer": "...", "predictions": ["...", ...], "language": "en"}
+The judge API key is read from OC_JUDGE_API_KEY or OPENAI_API_KEY (default: EMPTY)."""
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "score",
+        help="judge saved generations (JSONL) and compute G-Pass@k",
+        description="Judge every prediction of a generations file once (rule, LLM or cascade judge) and report "
+                    "G-Pass@k_tau and mG-Pass@k with bootstrap intervals.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("input", metavar="INPUT.jsonl", help="one question per line (see below)")
+    parser.add_argument("--k", type=int, nargs="+", required=True, metavar="K", help="draws (each <= n)")
+    parser.add_argument("--thresholds", type=float, nargs="+", default=list(DEFAULT_THRESHOLDS), metavar="TAU",
+                        help="thresholds tau in [0, 1] (default: %(default)s)")
+    parser.add_argument("--output", metavar="OUT.json", help="write the full results (metrics, intervals, judge "
+                        "statistics, per-question verdicts) here")
+    judge = parser.add_argument_group("judge")
+    judge.add_argument("--judge", choices=("auto", "rule", "llm", "cascade"), default="auto",
+                       help="auto (default): llm when --judge-url is given, else rule")
+    judge.add_argument("--judge-url", nargs="+", action="extend", default=[], metavar="URL",
+                       help="OpenAI-compatible base URL(s) of the judge model, e.g. http://HOST:PORT/v1")
+    judge.add_argument("--judge-model", default="", metavar="NAME", help="the judge model's served name")
+    judge.add_argument("--concurrency", type=int, default=32, metavar="N",
+                       help="requests in flight per URL (default: %(default)s)")
+    judge.add_argument("--request-timeout", type=float, default=600.0, metavar="S",
+                       help="seconds before a judge request is retried (default: %(default)s)")
+    judge.add_argument("--max-retries", type=int, default=5, metavar="N",
+                       help="retries after 429/5xx/timeouts/dropped connections (default: %(default)s)")
+    judge.add_argument("--judge-max-tokens", type=int, default=2048, metavar="N",
+                       help="cap on the judge's reply (default: %(default)s)")
+    judge.add_argument("--cache", metavar="PATH", help="verdict cache (JSONL, resumable; default: "
+                       "INPUT.judge-cache.jsonl next to the input)")
+    judge.add_argument("--no-cache", action="store_true", help="do not read or write a verdict cache")
+    stats = parser.add_argument_group("intervals")
+    stats.add_argument("--ci", type=float, default=0.95, help="bootstrap confidence level (default: %(default)s)")
+    stats.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                       help="bootstrap resamples (default: %(default)s)")
+    stats.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars, warnings only")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from loguru import logger
+
+    from gpassk_opencompass.judges import JudgeError, JudgeSettings, resolve_kind
+    from gpassk_opencompass.scoring import format_report, load_generations, score_generations
+
+    logger.remove()
+    # Looked up per message, so the sink follows sys.stderr if it is swapped (tests, notebooks).
+    logger.add(lambda message: sys.stderr.write(message), level="WARNING" if args.quiet else "INFO",
+               format="{time:HH:mm:ss} {level} {message}")
+    kind = resolve_kind(args.judge, args.judge_url)
+    if args.judge == "auto":
+        logger.info("judge: {} ({})", kind, "--judge-url given" if args.judge_url else "no --judge-url")
+    if args.cache and args.no_cache:
+        raise UsageError("--cache and --no-cache contradict each other; give one")
+    cache = None
+    if kind != "rule" and not args.no_cache:
+        cache = pathlib.Path(args.cache) if args.cache else default_cache_path(args.input)
+    settings = JudgeSettings(kind=kind, urls=tuple(args.judge_url), model=args.judge_model,
+                             concurrency=args.concurrency, request_timeout=args.request_timeout,
+                             max_retries=args.max_retries, max_tokens=args.judge_max_tokens, cache_path=cache)
+    output = pathlib.Path(args.output) if args.output else None
+    if output is not None:
+        check_writable(output)
+    records = load_generations(args.input, min_predictions=max(args.k))
+    if cache is not None:
+        logger.info("verdict cache: {} (rerun the same command to resume)", cache)
+    try:
+        result = score_generations(records, args.k, args.thresholds, settings, ci=args.ci, n_boot=args.bootstrap,
+                                   seed=args.seed, progress=not args.quiet)
+    except JudgeError as error:
+        raise UsageError(str(error)) from None
+    except KeyboardInterrupt:
+        where = f"the verdicts so far are in {cache}; " if cache is not None else ""
+        print(f"gpassk score: interrupted; {where}run the same command again to resume", file=sys.stderr)
+        return 130
+    if output is not None:
+        write_json(output, result)
+        logger.info("wrote {}", output)
+    print(format_report(result))
+    return 0
+
+
+def default_cache_path(input_path: str) -> pathlib.Path:
+    """``runs/gens.jsonl`` -> ``runs/gens.judge-cache.jsonl``.
+
+    >>> str(default_cache_path("runs/gens.jsonl"))
+    'runs/gens.judge-cache.jsonl'
+    """
+    path = pathlib.Path(input_path)
+    stem = path.name[:-len(".jsonl")] if path.name.endswith(".jsonl") else path.name
+    return path.with_name(stem + ".judge-cache.jsonl")
+
+
+def check_writable(output: pathlib.Path) -> None:
+    """Fail now, before judging, if ``output`` cannot be written."""
+    if output.is_dir():
+        raise UsageError(f"--output {output} is a directory; give a file name such as {output / 'scores.json'}")
+    parent = output.parent if str(output.parent) else pathlib.Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"--output {output}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise UsageError(f"--output {output}: directory {parent} is not writable")
+
+
+def write_json(path: pathlib.Path, data: dict) -> None:
+    """Write ``data`` as JSON atomically (a temporary file, then a rename)."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(temporary, path)

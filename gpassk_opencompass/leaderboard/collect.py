@@ -1,0 +1,224 @@
+"""Read finished OpenCompass runs from disk into :class:`RunResult` s.
+
+OpenCompass lays a run out as (``opencompass/cli/main.py``,
+``opencompass/tasks/openicl_eval.py``)::
+
+    <work_dir>/<YYYYmmdd_HHMMSS>/
+        configs/<YYYYmmdd_HHMMSS>_<pid>.py       # the whole config, dumped (one per launch)
+        results/<model_abbr>/<dataset_abbr>.json # what the evaluator returned
+        predictions/ logs/ summary/ ...
+
+Any directory with a ``results/`` folder is a run; the paths given may be runs
+themselves, ``-w`` work dirs holding timestamped runs, or any folder above them.
+A generator ``manifest.json`` found anywhere under those paths (or given
+explicitly) is matched to results by its exact ``(model_abbr, dataset_abbr)``.
+
+Nothing here raises for a bad run: a corrupt or partial one becomes a
+:class:`Notice` and the rest are still read.  Only a path that does not exist,
+or paths holding no results at all, raise ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+
+from tqdm import tqdm
+
+from gpassk_opencompass.leaderboard.identify import UnidentifiedRun, identify_run
+from gpassk_opencompass.leaderboard.records import Collection, Notice, RunResult
+
+MANIFEST_NAME = "manifest.json"
+
+ManifestIndex = Mapping[tuple[str, str], Mapping]
+
+
+def collect_runs(paths: Sequence[Path | str], manifests: Sequence[Path | str] = ()) -> Collection:
+    """Read every results file under ``paths``.
+
+    Args:
+        paths: OpenCompass work dirs, single ``outputs/<ts>`` runs, or folders of them.
+        manifests: generator ``manifest.json`` files to use besides those found under ``paths``.
+
+    Returns:
+        The identified runs (in path order) and a notice for every file skipped
+        or doubtful.
+
+    Raises:
+        ValueError: a path does not exist, a manifest given in ``manifests`` is
+            unreadable, or no results file exists under any of ``paths``.
+    """
+    roots = [Path(path) for path in paths]
+    for root in roots:
+        if not root.is_dir():
+            raise ValueError(f"{str(root)!r} is not a directory; expected an OpenCompass work dir "
+                             "(the -w folder or one of its <timestamp> runs)")
+    notices: list[Notice] = []
+    manifest_index = _index_manifests([Path(path) for path in manifests], notices, strict=True)
+    run_dirs: dict[Path, Path] = {}  # resolved -> as given; overlapping OUTPUTS read each run once
+    for root in roots:
+        runs_here, manifests_here = _discover(root)
+        if not runs_here:
+            notices.append(Notice(f"no results/ folder under {root}", root))
+        for run_dir in runs_here:
+            run_dirs.setdefault(run_dir.resolve(), run_dir)
+        manifest_index.update(_index_manifests(manifests_here, notices, strict=False))
+    if not run_dirs:
+        raise ValueError(
+            f"no OpenCompass results under {', '.join(map(str, roots))}; expected "
+            "<work_dir>/<timestamp>/results/<model_abbr>/<dataset_abbr>.json")
+    runs: list[RunResult] = []
+    for run_dir in tqdm(run_dirs.values(), desc="reading runs", unit="run", disable=None, leave=False):
+        runs += _read_run_dir(run_dir, manifest_index, notices)
+    return Collection(runs=tuple(runs), notices=tuple(notices))
+
+
+def read_manifest(path: Path) -> ManifestIndex:
+    """The ``runs`` of a generator manifest, keyed by ``(model_abbr, dataset_abbr)``.
+
+    Raises:
+        ValueError: the file is not a manifest (unreadable, or no ``runs`` list).
+    """
+    try:
+        manifest = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"cannot read manifest {str(path)!r}: {error}") from error
+    runs = manifest.get("runs") if isinstance(manifest, Mapping) else None
+    if not isinstance(runs, list) or not all(
+            isinstance(run, Mapping) and {"model_abbr", "dataset_abbr"} <= run.keys() for run in runs):
+        raise ValueError(f"{str(path)!r} is not a generator manifest: expected "
+                         '{"runs": [{"model_abbr": ..., "dataset_abbr": ..., ...}, ...]}')
+    return {(run["model_abbr"], run["dataset_abbr"]): run for run in runs}
+
+
+def _discover(root: Path) -> tuple[list[Path], list[Path]]:
+    """Run dirs (holding ``results/``) and manifests under ``root``, in sorted order."""
+    run_dirs, manifests = [], []
+    for directory, subdirs, files in os.walk(root):
+        subdirs.sort()
+        if MANIFEST_NAME in files:
+            manifests.append(Path(directory) / MANIFEST_NAME)
+        if "results" in subdirs:
+            run_dirs.append(Path(directory))
+            subdirs.clear()  # a run's own folders hold no further runs
+    return run_dirs, manifests
+
+
+def _index_manifests(paths: Iterable[Path], notices: list[Notice], strict: bool) -> dict[tuple[str, str], Mapping]:
+    """Manifest runs by ``(model_abbr, dataset_abbr)``; an unreadable manifest raises when
+    ``strict`` (given with --manifest), else it is a notice (found by looking around)."""
+    index: dict[tuple[str, str], Mapping] = {}
+    for path in paths:
+        try:
+            runs = read_manifest(path)
+        except ValueError as error:
+            if strict:
+                raise
+            notices.append(Notice(f"ignored {error}", path))
+            continue
+        for key, run in runs.items():
+            if key in index and index[key] != run:
+                notices.append(Notice(
+                    f"manifests disagree about model {key[0]!r} on dataset {key[1]!r}; "
+                    f"using the one in {path}", path))
+            index[key] = run
+    return index
+
+
+def _read_run_dir(run_dir: Path, manifests: ManifestIndex, notices: list[Notice]) -> list[RunResult]:
+    configs = _saved_configs(run_dir, notices)
+    runs = []
+    for results_path in _results_files(run_dir):
+        model_abbr, dataset_abbr = results_path.parent.name, results_path.stem
+        try:
+            results = json.loads(results_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            notices.append(Notice(f"skipped {results_path}: not readable JSON ({error})", results_path))
+            continue
+        if not isinstance(results, Mapping):
+            notices.append(Notice(f"skipped {results_path}: expected a JSON object of metrics, "
+                                  f"found {type(results).__name__}", results_path))
+            continue
+        if "error" in results:
+            notices.append(Notice(f"skipped {results_path}: the evaluation failed "
+                                  f"({results['error']})", results_path))
+            continue
+        model_cfg, dataset_cfg = _find_in_configs(configs, model_abbr, dataset_abbr)
+        manifest = manifests.get((model_abbr, dataset_abbr))
+        unmatched = None
+        if configs and (model_cfg is None or dataset_cfg is None):
+            unmatched = (f"no saved config in {run_dir / 'configs'} has both model {model_abbr!r} "
+                         f"and dataset {dataset_abbr!r}")
+        try:
+            run, notes = identify_run(results, model_cfg, dataset_cfg, manifest, results_path=results_path,
+                                      model_abbr=model_abbr, dataset_abbr=dataset_abbr,
+                                      written=results_path.stat().st_mtime)
+        except UnidentifiedRun as error:
+            notices.append(Notice(f"skipped {results_path}: {error}"
+                                  + (f" ({unmatched})" if unmatched else ""), results_path))
+            continue
+        if unmatched and manifest is None:
+            notices.append(Notice(f"{results_path}: {unmatched}", results_path))
+        notices += [Notice(f"{results_path}: {note}", results_path) for note in notes]
+        runs.append(run)
+    return runs
+
+
+def _results_files(run_dir: Path) -> Iterator[Path]:
+    """``results/<model_abbr>/<dataset_abbr>.json``; deeper files (evaluator caches) are not results."""
+    for model_dir in sorted((run_dir / "results").iterdir()):
+        if model_dir.is_dir():
+            yield from sorted(path for path in model_dir.glob("*.json") if path.is_file())
+
+
+def _saved_configs(run_dir: Path, notices: list[Notice]) -> list[Mapping]:
+    """The run's dumped configs, newest first (a ``-r`` relaunch adds one)."""
+    paths = sorted((run_dir / "configs").glob("*.py"), key=lambda path: (path.stat().st_mtime, path.name),
+                   reverse=True)
+    if not paths:
+        notices.append(Notice(f"no saved config in {run_dir / 'configs'}; runs there are identified "
+                              "from their results and the manifest only", run_dir))
+        return []
+    from mmengine.config import Config  # the loader OpenCompass itself reloads these files with
+
+    configs = []
+    for path in paths:
+        try:
+            configs.append(Config.fromfile(str(path), format_python_code=False).to_dict())
+        except Exception as error:  # noqa: BLE001 - any failure of a user's file is reported, not fatal
+            notices.append(Notice(f"cannot read saved config {path}: {type(error).__name__}: {error}", path))
+    return configs
+
+
+def _find_in_configs(configs: Sequence[Mapping], model_abbr: str,
+                     dataset_abbr: str) -> tuple[Mapping | None, Mapping | None]:
+    """The ``models`` and ``datasets`` entries whose abbrs name a results file.
+
+    An entry without ``abbr`` matches when it is its config's only one (OpenCompass
+    then derives the abbr from type and path).
+    """
+    for config in configs:
+        model = _entry(config.get("models"), model_abbr)
+        dataset = _entry(config.get("datasets"), dataset_abbr)
+        if model is not None and dataset is not None:
+            return model, dataset
+    for config in configs:  # partial matches, newest config first
+        model = _entry(config.get("models"), model_abbr)
+        dataset = _entry(config.get("datasets"), dataset_abbr)
+        if model is not None or dataset is not None:
+            return model, dataset
+    return None, None
+
+
+def _entry(entries: object, abbr: str) -> Mapping | None:
+    if not isinstance(entries, list):
+        return None
+    entries = [entry for entry in entries if isinstance(entry, Mapping)]
+    for entry in entries:
+        if entry.get("abbr") == abbr:
+            return entry
+    if len(entries) == 1 and "abbr" not in entries[0]:
+        return entries[0]
+    return None

@@ -1,0 +1,202 @@
+"""The leaderboard's whole vocabulary: small frozen dataclasses, nothing else.
+
+A :class:`RunResult` is one OpenCompass results file with its identity (model,
+benchmark, sampling) established from the run's own records.  Building the
+leaderboard turns runs into :class:`BenchmarkTable` s of :class:`Row` s of
+:class:`Cell` s; anything skipped or doubtful along the way is a
+:class:`Notice`, carried alongside so nothing is dropped silently.
+
+>>> Interval(low=31.0, high=35.5, level=0.95).contains(33.0)
+True
+>>> Cell(value=37.25, published=36.5).delta
+0.75
+>>> Cell(value=None, published=36.5).delta is None
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A confidence interval for one metric, on the results' ×100 scale.
+
+    Attributes:
+        low: lower end.
+        high: upper end.
+        level: coverage, e.g. ``0.95``; ``None`` when the results do not say.
+    """
+
+    low: float
+    high: float
+    level: float | None = None
+
+    def contains(self, value: float) -> bool:
+        """Whether ``value`` lies within ``[low, high]``."""
+        return self.low <= value <= self.high
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the reader of the leaderboard should know: a skipped or
+    superseded results file, a disagreement between a run's records.
+
+    Attributes:
+        message: one self-contained sentence (names the files involved).
+        path: the file or directory it is about, when there is one.
+    """
+
+    message: str
+    path: Path | None = None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One OpenCompass results file with the identity of the run behind it.
+
+    Attributes:
+        results_path: ``<work_dir>/<timestamp>/results/<model_abbr>/<dataset_abbr>.json``.
+        model_abbr: the results folder name, OpenCompass's model abbr.
+        dataset_abbr: the results file stem, OpenCompass's dataset abbr.
+        display_name: the model's name on the leaderboard (the model path's last
+            component, or the manifest's ``display_name``).
+        benchmark: canonical benchmark name (see :mod:`gpassk_opencompass.benchmarks`).
+        greedy: whether this is a greedy (n = 1, deterministic) run.
+        n: generations per question.
+        k: the k values the run was scored for.
+        temperature: sampling temperature, when known.
+        model_path: the model's path or API name, when known.
+        metrics: the numeric entries of the results file, keyed as OpenCompass keys them.
+        intervals: bootstrap intervals from the results' ``gpassk`` block, by metric key.
+        thresholds: the τ values the run was scored at, when the results say.
+        written: the results file's modification time (seconds since the epoch);
+            the newest run wins when a model/benchmark ran twice.
+    """
+
+    results_path: Path
+    model_abbr: str
+    dataset_abbr: str
+    display_name: str
+    benchmark: str
+    greedy: bool
+    n: int
+    k: tuple[int, ...]
+    temperature: float | None = None
+    model_path: str | None = None
+    metrics: Mapping[str, float] = field(default_factory=dict)
+    intervals: Mapping[str, Interval] = field(default_factory=dict)
+    thresholds: tuple[float, ...] | None = None
+    written: float = 0.0
+
+
+@dataclass(frozen=True)
+class Collection:
+    """What reading a set of OpenCompass work dirs produced."""
+
+    runs: tuple[RunResult, ...]
+    notices: tuple[Notice, ...] = ()
+
+
+@dataclass(frozen=True)
+class Column:
+    """A leaderboard column.
+
+    Attributes:
+        label: the header in tables, as the seed README writes it (``G-Pass@16_0.5``).
+        json_name: the metric name in the published JSON (``G-Pass@16-0.5``).
+        result_key: the key in a sampled run's results file; ``None`` for the
+            Greedy column, which comes from the greedy run's ``accuracy``.
+    """
+
+    label: str
+    json_name: str
+    result_key: str | None
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One number of the leaderboard (×100), with what is known around it."""
+
+    value: float | None
+    interval: Interval | None = None
+    published: float | None = None
+
+    @property
+    def delta(self) -> float | None:
+        """``value - published``, or ``None`` when either is missing."""
+        if self.value is None or self.published is None:
+            return None
+        return self.value - self.published
+
+
+@dataclass(frozen=True)
+class Row:
+    """One model on one benchmark.
+
+    Attributes:
+        label: the row's name: the display name, plus ``(T=…)`` when the model
+            was sampled at several temperatures.
+        model: the display name alone.
+        cells: one :class:`Cell` per column label.
+        curve: ``(τ, G-Pass@k_τ)`` pairs of the sampled run, τ ascending.
+        temperature: the sampled run's temperature, when known.
+        published_model: the published model this row was compared with.
+        sources: the results files the row was built from.
+    """
+
+    label: str
+    model: str
+    cells: Mapping[str, Cell]
+    curve: tuple[tuple[float, float], ...] = ()
+    temperature: float | None = None
+    published_model: str | None = None
+    sources: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class BenchmarkTable:
+    """The rows of one benchmark, sorted as the leaderboard shows them."""
+
+    benchmark: str
+    rows: tuple[Row, ...]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How a leaderboard was compared with published figures.
+
+    Attributes:
+        source: where the published figures come from (one line).
+        tolerance: cells with ``|Δ| > tolerance`` are flagged.
+    """
+
+    source: str
+    tolerance: float
+
+    def flagged(self, cell: Cell) -> bool:
+        """Whether ``cell`` differs from its published value by more than the tolerance."""
+        delta = cell.delta
+        return delta is not None and abs(delta) > self.tolerance
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """One table per benchmark, the columns they share, and the notices.
+
+    Attributes:
+        k: the k of the G-Pass@k columns.
+        columns: Greedy, G-Pass@k_τ for each shown τ, mG-Pass@k.
+        tables: one per benchmark, in canonical benchmark order.
+        notices: everything skipped, superseded or doubtful, in order found.
+        comparison: set when cells carry published values.
+    """
+
+    k: int
+    columns: tuple[Column, ...]
+    tables: tuple[BenchmarkTable, ...]
+    notices: tuple[Notice, ...] = ()
+    comparison: Comparison | None = None

@@ -1,0 +1,240 @@
+"""Leaderboard → text: Markdown (the seed README's tables), CSV and JSON. Pure.
+
+Markdown and HTML show one decimal, like the published tables; CSV and JSON
+carry the values exactly as the results files hold them.  A missing value is
+``-`` in Markdown and empty in CSV; JSON leaves it out, as the published JSON
+does for models a benchmark did not list.
+
+>>> from gpassk_opencompass.leaderboard.records import BenchmarkTable, Cell, Leaderboard, Row
+>>> from gpassk_opencompass.leaderboard.table import leaderboard_columns
+>>> columns = leaderboard_columns(16)
+>>> values = dict(zip([c.label for c in columns], [37.0, 36.46, 27.2, 16.0, None]))
+>>> row = Row("Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct",
+...           {label: Cell(value) for label, value in values.items()})
+>>> board = Leaderboard(16, columns, (BenchmarkTable("LiveMathBench-202412", (row,)),))
+>>> print(render_markdown(board))
+### *LiveMathBench-202412*
+<BLANKLINE>
+| LLMs | Greedy | G-Pass@16_0.5 | G-Pass@16_0.75 | G-Pass@16_1.0 | mG-Pass@16 |
+|:--|--:|--:|--:|--:|--:|
+| Qwen2.5-7B-Instruct | 37.0 | 36.5 | 27.2 | 16.0 | - |
+>>> print(render_json(board))
+{
+  "Qwen2.5-7B-Instruct": {
+    "Greedy": {"LiveMathBench-202412": 37.0},
+    "G-Pass@16-0.5": {"LiveMathBench-202412": 36.46},
+    "G-Pass@16-0.75": {"LiveMathBench-202412": 27.2},
+    "G-Pass@16-1.0": {"LiveMathBench-202412": 16.0}
+  }
+}
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from gpassk_opencompass.leaderboard.records import Cell, Comparison, Leaderboard
+
+MISSING = "-"
+FLAG = "⚠"
+
+
+def format_value(value: float | None) -> str:
+    """One decimal, or ``-`` when missing.
+
+    >>> format_value(36.46), format_value(None), format_value(0.04)
+    ('36.5', '-', '0.0')
+    """
+    return MISSING if value is None else f"{value:.1f}"
+
+
+def format_delta(delta: float | None) -> str:
+    """A signed difference with one decimal (``+0.3``, ``-5.2``), or ``-``.
+
+    >>> format_delta(0.26), format_delta(-5.24), format_delta(None), format_delta(-0.01)
+    ('+0.3', '-5.2', '-', '+0.0')
+    """
+    if delta is None:
+        return MISSING
+    text = f"{delta:+.1f}"
+    return "+0.0" if text == "-0.0" else text
+
+
+def format_cell(cell: Cell, intervals: bool = False) -> str:
+    """A cell as the tables show it, with its interval when asked and known.
+
+    >>> from gpassk_opencompass.leaderboard.records import Interval
+    >>> format_cell(Cell(37.04, Interval(35.0, 39.11)), intervals=True)
+    '37.0 [35.0, 39.1]'
+    >>> format_cell(Cell(37.04), intervals=True)
+    '37.0'
+    """
+    text = format_value(cell.value)
+    if intervals and cell.value is not None and cell.interval is not None:
+        text += f" [{cell.interval.low:.1f}, {cell.interval.high:.1f}]"
+    return text
+
+
+def format_comparison(cell: Cell, comparison: Comparison) -> str:
+    """The Δ column's text: the signed difference, flagged when beyond the tolerance.
+
+    >>> comparison = Comparison("seed", tolerance=1.0)
+    >>> format_comparison(Cell(30.0, published=25.8), comparison)
+    '+4.2 ⚠'
+    >>> format_comparison(Cell(26.0, published=25.8), comparison)
+    '+0.2'
+    """
+    text = format_delta(cell.delta)
+    return f"{text} {FLAG}" if comparison.flagged(cell) else text
+
+
+def render_markdown(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
+    """One README-style Markdown table per benchmark.
+
+    Args:
+        leaderboard: what to render.
+        intervals: append ``[low, high]`` bootstrap intervals where the results have them.
+
+    Returns:
+        The tables; with a comparison, a ``Δ`` column follows each metric
+        (ours − published, ``⚠`` beyond the tolerance) and a legend ends the text.
+    """
+    comparison = leaderboard.comparison
+    header = ["LLMs"]
+    for column in leaderboard.columns:
+        header += [column.label, "Δ"] if comparison else [column.label]
+    blocks = []
+    for table in leaderboard.tables:
+        lines = [f"### *{table.benchmark}*", "",
+                 "| " + " | ".join(header) + " |",
+                 "|:--|" + "--:|" * (len(header) - 1)]
+        for row in table.rows:
+            cells = [_escape_markdown(row.label)]
+            for column in leaderboard.columns:
+                cell = row.cells[column.label]
+                cells.append(format_cell(cell, intervals))
+                if comparison:
+                    cells.append(format_comparison(cell, comparison))
+            lines.append("| " + " | ".join(cells) + " |")
+        blocks.append("\n".join(lines))
+    if comparison:
+        blocks.append(f"Δ = ours − published ({comparison.source}); "
+                      f"{FLAG} marks |Δ| > {comparison.tolerance:g}.")
+    return "\n\n".join(blocks)
+
+
+def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
+    """One CSV row per (benchmark, model), values as in the results files.
+
+    Columns: ``benchmark, model``, then each metric; with ``intervals`` also
+    ``<metric> ci_low`` and ``<metric> ci_high``; with a comparison also
+    ``<metric> published``, ``<metric> delta`` and ``<metric> flagged``.
+
+    >>> from gpassk_opencompass.leaderboard.records import BenchmarkTable, Leaderboard, Row
+    >>> from gpassk_opencompass.leaderboard.table import leaderboard_columns
+    >>> columns = leaderboard_columns(16, (1.0,))
+    >>> row = Row("m", "m", {c.label: Cell(v) for c, v in zip(columns, [50.0, 12.5, None])})
+    >>> print(render_csv(Leaderboard(16, columns, (BenchmarkTable("AIME2025", (row,)),))), end="")
+    benchmark,model,Greedy,G-Pass@16_1.0,mG-Pass@16
+    AIME2025,m,50.0,12.5,
+    """
+    comparison = leaderboard.comparison
+    header = ["benchmark", "model"]
+    for column in leaderboard.columns:
+        header.append(column.label)
+        if intervals:
+            header += [f"{column.label} ci_low", f"{column.label} ci_high"]
+        if comparison:
+            header += [f"{column.label} published", f"{column.label} delta",
+                       f"{column.label} flagged"]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for table in leaderboard.tables:
+        for row in table.rows:
+            record = [table.benchmark, row.label]
+            for column in leaderboard.columns:
+                cell = row.cells[column.label]
+                record.append(_number(cell.value))
+                if intervals:
+                    record += [_number(cell.interval and cell.interval.low),
+                               _number(cell.interval and cell.interval.high)]
+                if comparison:
+                    record += [_number(cell.published), _number(cell.delta),
+                               str(comparison.flagged(cell)).lower()]
+            writer.writerow(record)
+    return buffer.getvalue()
+
+
+def leaderboard_json(leaderboard: Leaderboard, field: str = "value") -> dict:
+    """``{model: {metric: {benchmark: x}}}`` where x is a cell's ``value``,
+    ``published``, ``delta`` or ``interval`` (``[low, high]``); missing ones left out."""
+    shaped: dict = {}
+    for table in leaderboard.tables:
+        for row in table.rows:
+            for column in leaderboard.columns:
+                cell = row.cells[column.label]
+                if field == "interval":
+                    x = None if cell.interval is None else [cell.interval.low, cell.interval.high]
+                else:
+                    x = getattr(cell, field)
+                if x is not None:
+                    shaped.setdefault(row.label, {}).setdefault(column.json_name, {})[table.benchmark] = x
+    return shaped
+
+
+def render_json(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
+    """The published leaderboard's JSON shape, ``{model: {metric: {benchmark: value}}}``.
+
+    With ``intervals`` or a comparison the shape moves under ``"leaderboard"``,
+    beside ``"intervals"`` (``[low, high]`` in the same shape) and/or
+    ``"published"``, ``"delta"`` (same shape), ``"tolerance"``, ``"source"`` and
+    ``"flagged"`` (a list of ``{model, metric, benchmark, ours, published, delta}``).
+    """
+    values = leaderboard_json(leaderboard)
+    comparison = leaderboard.comparison
+    if not intervals and comparison is None:
+        return _dump(values)
+    document: dict = {"leaderboard": values}
+    if intervals:
+        document["intervals"] = leaderboard_json(leaderboard, "interval")
+    if comparison is not None:
+        document["published"] = leaderboard_json(leaderboard, "published")
+        document["delta"] = leaderboard_json(leaderboard, "delta")
+        document["source"] = comparison.source
+        document["tolerance"] = comparison.tolerance
+        document["flagged"] = [
+            {"model": row.label, "metric": column.json_name, "benchmark": table.benchmark,
+             "ours": cell.value, "published": cell.published, "delta": cell.delta}
+            for table in leaderboard.tables for row in table.rows for column in leaderboard.columns
+            if comparison.flagged(cell := row.cells[column.label])]
+    return _dump(document)
+
+
+def _dump(value: object, depth: int = 0) -> str:
+    """Indented JSON whose innermost objects (``{benchmark: value}``) stay on one line."""
+    if not _nested(value):
+        return json.dumps(value, ensure_ascii=False)
+    pad, inner = "  " * depth, "  " * (depth + 1)
+    if isinstance(value, dict):
+        items = [f"{inner}{json.dumps(key, ensure_ascii=False)}: {_dump(item, depth + 1)}"
+                 for key, item in value.items()]
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    return "[\n" + ",\n".join(inner + _dump(item, depth + 1) for item in value) + f"\n{pad}]"
+
+
+def _nested(value: object) -> bool:
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return any(isinstance(child, dict)
+               or (isinstance(child, list) and any(isinstance(x, (dict, list)) for x in child))
+               for child in children)
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else repr(float(value))
+
+
+def _escape_markdown(text: str) -> str:
+    return text.replace("|", "\\|")

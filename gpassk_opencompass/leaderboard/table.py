@@ -1,0 +1,217 @@
+"""Runs → leaderboard rows (pure): selection, columns, one table per benchmark.
+
+The layout is the seed README's: per benchmark, one row per model with
+``Greedy | G-Pass@k_0.5 | G-Pass@k_0.75 | G-Pass@k_1.0 | mG-Pass@k``, sorted by
+mG-Pass@k ascending (rows without it last).  Greedy comes from the model's
+greedy run (its ``accuracy``), everything else from its sampled run.
+
+Selection rules, each reported as a :class:`Notice`:
+
+* a sampled run not scored at the requested k is left out;
+* when a model/benchmark (greedy, or sampled at one temperature) ran twice, the
+  run whose results file was written last wins;
+* a model sampled at several temperatures gets one row per temperature,
+  labelled ``name (T=0.7)``.
+
+>>> from pathlib import Path
+>>> sampled = RunResult(Path("r/m/d.json"), "m_t07", "d_k16_n48", "Qwen2.5-7B-Instruct",
+...     "AIME2025", greedy=False, n=48, k=(4, 8, 16), temperature=0.7,
+...     metrics={"G-Pass@16_0.5": 9.7, "G-Pass@16_0.75": 6.2, "G-Pass@16_1.0": 0.2,
+...              "mG-Pass@16": 4.7})
+>>> greedy = RunResult(Path("r/g/d.json"), "m_t0", "d_k1_n1", "Qwen2.5-7B-Instruct",
+...     "AIME2025", greedy=True, n=1, k=(1,), temperature=0.0, metrics={"accuracy": 6.7})
+>>> board = build_leaderboard([sampled, greedy], k=16)
+>>> [column.label for column in board.columns]
+['Greedy', 'G-Pass@16_0.5', 'G-Pass@16_0.75', 'G-Pass@16_1.0', 'mG-Pass@16']
+>>> row = board.tables[0].rows[0]
+>>> row.label, row.cells["Greedy"].value, row.cells["mG-Pass@16"].value
+('Qwen2.5-7B-Instruct', 6.7, 4.7)
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from gpassk_opencompass.benchmarks import BENCHMARKS
+from gpassk_opencompass.leaderboard.identify import greedy_accuracy_key
+from gpassk_opencompass.leaderboard.records import (
+    BenchmarkTable,
+    Cell,
+    Column,
+    Leaderboard,
+    Notice,
+    Row,
+    RunResult,
+)
+from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, metric_key, mg_metric_key
+
+LEADERBOARD_THRESHOLDS = (0.5, 0.75, 1.0)
+GREEDY = "Greedy"
+
+
+def leaderboard_columns(k: int = 16, thresholds: Sequence[float] = LEADERBOARD_THRESHOLDS) -> tuple[Column, ...]:
+    """Greedy, G-Pass@k_τ per threshold, mG-Pass@k, named as tables and the published JSON name them.
+
+    >>> [(c.label, c.json_name) for c in leaderboard_columns(8, (0.5,))]
+    [('Greedy', 'Greedy'), ('G-Pass@8_0.5', 'G-Pass@8-0.5'), ('mG-Pass@8', 'mG-Pass@8')]
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    for tau in thresholds:
+        if not 0.0 <= tau <= 1.0:
+            raise ValueError(f"threshold τ must lie in [0, 1], got {tau!r}")
+    thresholds = tuple(dict.fromkeys(float(tau) for tau in thresholds))  # each column once
+    return (
+        Column(GREEDY, GREEDY, None),
+        *(Column(metric_key(k, tau), f"G-Pass@{k}-{float(tau)}", metric_key(k, tau))
+          for tau in thresholds),
+        Column(mg_metric_key(k), mg_metric_key(k), mg_metric_key(k)),
+    )
+
+
+def build_leaderboard(
+    runs: Iterable[RunResult],
+    *,
+    k: int = 16,
+    thresholds: Sequence[float] = LEADERBOARD_THRESHOLDS,
+    benchmarks: Sequence[str] | None = None,
+    temperature: float | None = None,
+    notices: Iterable[Notice] = (),
+) -> Leaderboard:
+    """Turn identified runs into one sorted table per benchmark.
+
+    Args:
+        runs: identified results files (see :func:`~gpassk_opencompass.leaderboard.collect.collect_runs`).
+        k: the k of the G-Pass@k columns.
+        thresholds: the τ of the G-Pass@k_τ columns.
+        benchmarks: only these benchmarks, in this order; default all present, canonical order first.
+        temperature: only sampled runs at this temperature.
+        notices: earlier notices (from reading the runs) to carry along.
+
+    Returns:
+        The leaderboard; its notices say what was left out and why.
+
+    Raises:
+        ValueError: bad ``k``/``thresholds``, or a requested benchmark no run has
+            and that is not a known benchmark name.
+    """
+    columns = leaderboard_columns(k, thresholds)
+    runs = list(runs)
+    notices = list(notices)
+    order = _benchmark_order(runs, benchmarks)
+    runs = [run for run in runs if run.benchmark in order]
+    if temperature is not None:
+        runs = [run for run in runs if run.greedy or run.temperature == temperature]
+    usable = []
+    for run in runs:
+        if not run.greedy and k not in run.k:
+            notices.append(Notice(
+                f"{run.results_path}: {run.display_name} on {run.benchmark} was scored at "
+                f"k = {list(run.k)}, not {k}; left out (pass --k with one of those, or rerun with "
+                f"{k} in k)", run.results_path))
+            continue
+        usable.append(run)
+    chosen = _newest(usable, notices)
+    sampled_temperatures: dict[str, set] = defaultdict(set)
+    for run in chosen:
+        if not run.greedy:
+            sampled_temperatures[run.display_name].add(run.temperature)
+    tables = []
+    for benchmark in order:
+        here = [run for run in chosen if run.benchmark == benchmark]
+        greedy_runs = {run.display_name: run for run in here if run.greedy}
+        sampled_runs = [run for run in here if not run.greedy]
+        rows = [_row(run, greedy_runs.get(run.display_name), columns, k,
+                     several_temperatures=len(sampled_temperatures[run.display_name]) > 1,
+                     notices=notices)
+                for run in sampled_runs]
+        sampled_models = {run.display_name for run in sampled_runs}
+        rows += [_row(None, run, columns, k, several_temperatures=False, notices=notices)
+                 for name, run in greedy_runs.items() if name not in sampled_models]
+        if rows:
+            tables.append(BenchmarkTable(benchmark, tuple(sorted(rows, key=_sort_key(columns)))))
+    return Leaderboard(k=k, columns=columns, tables=tuple(tables), notices=tuple(notices))
+
+
+def _benchmark_order(runs: Sequence[RunResult], requested: Sequence[str] | None) -> list[str]:
+    canonical = [benchmark.name for benchmark in BENCHMARKS]
+    present = {run.benchmark for run in runs}
+    if requested is None:
+        return [name for name in canonical if name in present] + sorted(present - set(canonical))
+    known = sorted(present | set(canonical))
+    for name in requested:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ValueError(f"unknown benchmark {name!r}{hint} Known: {', '.join(known)}")
+    return list(dict.fromkeys(requested))
+
+
+def _newest(runs: Sequence[RunResult], notices: list[Notice]) -> list[RunResult]:
+    """One run per (benchmark, model, greedy, temperature): the last written."""
+    groups: dict[tuple, list[RunResult]] = defaultdict(list)
+    for run in runs:
+        temperature = None if run.greedy else run.temperature
+        groups[(run.benchmark, run.display_name, run.greedy, temperature)].append(run)
+    chosen = []
+    for (benchmark, name, greedy, _), group in groups.items():
+        group.sort(key=lambda run: (run.written, str(run.results_path)))
+        newest = group[-1]
+        paths = sorted({str(run.model_path) for run in group})
+        collision = (f" (different models share this display name: {', '.join(paths)}; give them "
+                     "distinct display_name in the generator's manifest)") if len(paths) > 1 else ""
+        for older in group[:-1]:
+            notices.append(Notice(
+                f"{name} on {benchmark} ({'greedy' if greedy else 'sampled'}) ran more than once: "
+                f"using the newest, {newest.results_path}, over {older.results_path}{collision}",
+                older.results_path))
+        chosen.append(newest)
+    return chosen
+
+
+def _row(sampled: RunResult | None, greedy: RunResult | None, columns: Sequence[Column], k: int,
+         several_temperatures: bool, notices: list[Notice]) -> Row:
+    run = sampled or greedy
+    cells = {}
+    for column in columns:
+        source, key = (greedy, greedy and greedy_accuracy_key(greedy.n)) if column.result_key is None \
+            else (sampled, column.result_key)
+        if source is None:
+            cells[column.label] = Cell(None)
+            continue
+        value = source.metrics.get(key)
+        if value is None:
+            notices.append(Notice(f"{source.results_path} has no {key!r}; its {column.label} "
+                                  "cell is '-'", source.results_path))
+        cells[column.label] = Cell(value, source.intervals.get(key))
+    label = run.display_name
+    if sampled is not None and several_temperatures:
+        label = f"{run.display_name} (T={_temperature_text(sampled.temperature)})"
+    return Row(
+        label=label, model=run.display_name, cells=cells,
+        curve=_curve(sampled, k) if sampled is not None else (),
+        temperature=sampled.temperature if sampled is not None else None,
+        sources=tuple(source.results_path for source in (sampled, greedy) if source is not None))
+
+
+def _curve(run: RunResult, k: int) -> tuple[tuple[float, float], ...]:
+    taus = sorted(run.thresholds if run.thresholds is not None else DEFAULT_THRESHOLDS)
+    return tuple((tau, run.metrics[metric_key(k, tau)]) for tau in taus
+                 if metric_key(k, tau) in run.metrics)
+
+
+def _temperature_text(temperature: float | None) -> str:
+    return "?" if temperature is None else f"{temperature:g}"
+
+
+def _sort_key(columns: Sequence[Column]):
+    last = columns[-1].label
+
+    def key(row: Row) -> tuple:
+        value = row.cells[last].value
+        return (value is None, value if value is not None else 0.0, row.label)
+
+    return key
+

@@ -1,0 +1,108 @@
+"""``gpassk leaderboard``: one command from finished runs to every output; clean errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from matplotlib.image import imread
+
+from gpassk_opencompass.cli import main
+from leaderboard_workdirs import Spec, read_results, standard_grid, write_run
+
+TS = "20250213_101500"
+
+
+@pytest.fixture
+def outputs(tmp_path):
+    write_run(tmp_path / "outputs", TS, standard_grid())
+    return tmp_path / "outputs"
+
+
+def test_one_command_writes_every_format_and_the_plots(outputs, tmp_path, capsys):
+    out = tmp_path / "board"
+    out.mkdir()
+    code = main(["leaderboard", str(outputs), "-o", str(out / "board.md"), "-o", str(out / "board.json"),
+                 "-o", str(out / "board.html"), "-o", str(out / "board.csv"), "--plots", str(out / "plots")])
+    assert code == 0
+    stderr = capsys.readouterr().err
+    assert "6 row(s) on 2 benchmark(s) from 12 results file(s)" in stderr
+    markdown = (out / "board.md").read_text(encoding="utf-8")
+    assert markdown.startswith("### *LiveMathBench-202412*")
+    strong = read_results(outputs / TS / "results" / "strong-math-7b_t0-7" / "AIME2025_k4-8-16_n32.json")
+    assert "| strong-math-7b | " in markdown and f"{strong['mG-Pass@16']:.1f} |" in markdown
+    shaped = json.loads((out / "board.json").read_text(encoding="utf-8"))
+    assert shaped["strong-math-7b"]["mG-Pass@16"]["AIME2025"] == strong["mG-Pass@16"]
+    assert (out / "board.csv").read_text(encoding="utf-8").startswith("benchmark,model,Greedy,")
+    assert (out / "board.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    pngs = sorted(path.name for path in (out / "plots").iterdir())
+    assert pngs == ["gpass_vs_tau_AIME2025.png", "gpass_vs_tau_LiveMathBench-202412.png",
+                    "greedy_vs_mgpass.png"]
+    for name in pngs:
+        pixels = imread(out / "plots" / name)
+        assert pixels.shape[0] > 300 and pixels.shape[1] > 300
+        assert pixels[..., :3].std() > 0.05  # something was drawn
+
+
+def test_markdown_on_stdout_by_default_and_format_flag(outputs, capsys):
+    assert main(["leaderboard", str(outputs)]) == 0
+    assert capsys.readouterr().out.startswith("### *LiveMathBench-202412*\n\n| LLMs | Greedy |")
+    assert main(["leaderboard", str(outputs), "--format", "json", "--benchmarks", "AIME2025"]) == 0
+    shaped = json.loads(capsys.readouterr().out)
+    assert {benchmark for metrics in shaped.values() for by in metrics.values() for benchmark in by} == {"AIME2025"}
+
+
+def test_compare_published_on_stdout(tmp_path, capsys):
+    write_run(tmp_path / "outputs", TS, [Spec("Qwen/Qwen2.5-7B-Instruct", "AIME2025", 0.7, 32, (16,), 0.6),
+                                         Spec("Qwen/Qwen2.5-7B-Instruct", "AIME2025", 0.0, 1, (1,), 0.6)])
+    assert main(["leaderboard", str(tmp_path / "outputs"), "--compare-published", "--tolerance", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "| LLMs | Greedy | Δ | G-Pass@16_0.5 | Δ |" in out
+    assert "⚠" in out and "⚠ marks |Δ| > 0.5." in out
+
+
+def test_partial_outputs_give_warnings_and_a_partial_table(outputs, tmp_path, capsys):
+    corrupt = outputs / TS / "results" / "weak-1b_t0-7" / "AIME2025_k4-8-16_n32.json"
+    corrupt.write_text("{", encoding="utf-8")
+    write_run(tmp_path / "other", TS, standard_grid()[:1], with_config=False)
+    assert main(["leaderboard", str(outputs), str(tmp_path / "other")]) == 0
+    captured = capsys.readouterr()
+    assert f"WARNING: skipped {corrupt}: not readable JSON" in captured.err
+    assert "no saved config or manifest names the model" in captured.err
+    greedy = read_results(outputs / TS / "results" / "weak-1b_t0-0" / "AIME2025_k1_n1.json")["accuracy"]
+    assert f"| weak-1b | {greedy:.1f} | - | - | - | - |" in captured.out  # AIME2025: greedy run only
+
+
+def test_no_usable_results_is_an_error_after_the_warnings(tmp_path, capsys):
+    write_run(tmp_path / "outputs", TS, standard_grid()[:2], with_config=False)
+    assert main(["leaderboard", str(tmp_path / "outputs")]) == 2
+    err = capsys.readouterr().err
+    assert "WARNING: skipped" in err
+    assert err.strip().splitlines()[-1] == (
+        "gpassk leaderboard: error: no leaderboard rows from 0 usable results file(s); see the warnings above")
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--k", "0"], "k must be a positive integer, got 0"),
+    (["--thresholds", "0.5", "1.5"], "threshold τ must lie in [0, 1], got 1.5"),
+    (["--tolerance", "-1", "--compare-published"], "--tolerance must be >= 0, got -1"),
+    (["--benchmarks", "AIME-2025"], "unknown benchmark 'AIME-2025'; did you mean 'AIME2025'?"),
+    (["-o", "a.md", "-o", "b.json", "--format", "md"], "--format applies to a single --output"),
+    (["-o", "board.txt"], "cannot tell the format of 'board.txt' from its suffix '.txt'"),
+    (["-o", "missing-folder/board.md"], "folder 'missing-folder' does not exist"),
+    (["--published", "nope.json"], "cannot read published figures 'nope.json'"),
+])
+def test_user_mistakes_are_one_line_and_exit_2(outputs, capsys, monkeypatch, tmp_path, extra, message):
+    monkeypatch.chdir(tmp_path)
+    assert main(["leaderboard", str(outputs), *extra]) == 2
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if line.startswith("gpassk leaderboard: error:")]
+    assert len(lines) == 1 and message in lines[0]
+    assert "Traceback" not in captured.err and captured.out == ""
+    assert not (Path(tmp_path) / "a.md").exists()
+
+
+def test_a_missing_outputs_folder(tmp_path, capsys):
+    assert main(["leaderboard", str(tmp_path / "nowhere")]) == 2
+    assert "is not a directory; expected an OpenCompass work dir" in capsys.readouterr().err

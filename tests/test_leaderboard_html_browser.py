@@ -1,0 +1,153 @@
+"""The HTML leaderboard in a real headless Chromium: offline, tables right, chart drawn, sorting works."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from matplotlib.image import imread
+
+from gpassk_opencompass.cli import main
+from gpassk_opencompass.leaderboard.svg_chart import PALETTE
+from cdp_browser import Chromium, chromium_path
+from leaderboard_workdirs import Spec, read_results, standard_grid, write_run
+
+TS = "20250213_101500"
+SAMPLED = ("G-Pass@16_0.5", "G-Pass@16_0.75", "G-Pass@16_1.0", "mG-Pass@16")
+
+pytestmark = pytest.mark.skipif(chromium_path() is None, reason="needs Debian's chromium (CI installs it)")
+
+TABLE_JS = """
+[...document.querySelectorAll('section.benchmark')].filter(s => s.offsetParent !== null).map(s => ({
+  benchmark: s.dataset.benchmark,
+  header: [...s.querySelectorAll('thead th')].map(th => th.textContent.trim()),
+  rows: [...s.querySelectorAll('tbody tr')].map(tr => [...tr.children].map(td => td.textContent.trim())),
+}))
+"""
+
+CHART_JS = """
+(() => {
+  const section = [...document.querySelectorAll('section.benchmark')].find(s => s.offsetParent !== null);
+  return [...section.querySelectorAll('svg.chart g.series')].map(g => {
+    const line = g.querySelector('polyline').getBoundingClientRect();
+    return {
+      model: g.dataset.model,
+      stroke: g.querySelector('polyline').getAttribute('stroke'),
+      width: line.width, height: line.height,
+      points: [...g.querySelectorAll('circle')].map(c => {
+        const box = c.getBoundingClientRect();
+        return [parseFloat(c.dataset.tau), parseFloat(c.dataset.value), box.y + box.height / 2];
+      }),
+    };
+  });
+})()
+"""
+
+
+def expected_rows(run_dir: Path, benchmark: str) -> dict[str, list[float]]:
+    """{model: [Greedy, G-Pass@16_0.5, ..., mG-Pass@16]} straight from the results files."""
+    rows: dict[str, list] = {}
+    for spec in standard_grid():
+        if spec.benchmark != benchmark:
+            continue
+        results = read_results(run_dir / "results" / spec.model_abbr / f"{spec.dataset_abbr}.json")
+        row = rows.setdefault(Path(spec.model_path).name, [None] * 5)
+        if spec.greedy:
+            row[0] = results["accuracy"]
+        else:
+            row[1:] = [results[key] for key in SAMPLED]
+    return rows
+
+
+def test_the_page_in_headless_chromium(tmp_path):
+    run_dir = write_run(tmp_path / "outputs", TS, standard_grid())
+    page_path = tmp_path / "board.html"
+    assert main(["leaderboard", str(tmp_path / "outputs"), "-o", str(page_path), "--ci"]) == 0
+
+    with Chromium() as browser:
+        page = browser.new_page(1200, 900)
+        page.navigate(page_path.as_uri())
+
+        # self-contained: the page itself is the only thing ever requested
+        assert page.requested_urls() == [page_path.as_uri()]
+        assert page.console_errors() == []
+        assert page.evaluate("document.documentElement.classList.contains('js')")
+
+        # the first benchmark is shown, in the seed README's layout, with the results' numbers
+        (table,) = page.evaluate(TABLE_JS)
+        assert table["benchmark"] == "LiveMathBench-202412"
+        assert table["header"] == ["LLMs", "Greedy", "G-Pass@16_0.5", "G-Pass@16_0.75", "G-Pass@16_1.0",
+                                   "mG-Pass@16"]
+        expected = expected_rows(run_dir, "LiveMathBench-202412")
+        assert [row[0] for row in table["rows"]] == sorted(expected, key=lambda m: expected[m][-1])
+        for model, *cells in table["rows"]:
+            assert cells == [f"{value:.1f}" for value in expected[model]]
+
+        # the chart drew: a visible line per model through points placed by their values
+        series = page.evaluate(CHART_JS)
+        assert sorted(s["model"] for s in series) == sorted(expected)
+        for line in series:
+            assert line["width"] > 100 and line["height"] > 10
+            assert line["stroke"] in PALETTE
+            assert [tau for tau, _, _ in line["points"]] == [0.0, 0.25, 0.5, 0.75, 1.0]
+            at = {tau: value for tau, value, _ in line["points"]}
+            assert at[0.5] == expected[line["model"]][1] and at[1.0] == expected[line["model"]][3]
+        screen = sorted((y, value) for s in series for _, value, y in s["points"])
+        assert [value for _, value in screen] == sorted((v for _, v in screen), reverse=True)  # higher is up
+
+        # sorting: a real click on a header, twice
+        page.click("section.benchmark.active th:nth-child(2) button")  # Greedy
+        (table,) = page.evaluate(TABLE_JS)
+        greedy = [expected[row[0]][0] for row in table["rows"]]
+        assert greedy == sorted(greedy, reverse=True)
+        assert page.evaluate("document.querySelector('section.benchmark.active th:nth-child(2)')"
+                             ".getAttribute('aria-sort')") == "descending"
+        page.click("section.benchmark.active th:nth-child(2) button")
+        (table,) = page.evaluate(TABLE_JS)
+        assert [expected[row[0]][0] for row in table["rows"]] == sorted(greedy)
+        page.click("section.benchmark.active th:nth-child(1) button")  # LLMs: by name
+        (table,) = page.evaluate(TABLE_JS)
+        assert [row[0] for row in table["rows"]] == sorted(expected)
+
+        # hovering a row highlights its line
+        page.evaluate("document.querySelector('section.benchmark.active tbody tr[data-model=\"middle-7b\"]')"
+                      ".dispatchEvent(new MouseEvent('mouseenter'))")
+        assert page.evaluate("[...document.querySelectorAll('section.benchmark.active g.series.highlight')]"
+                             ".map(g => g.dataset.model)") == ["middle-7b"]
+
+        # the switcher: click AIME2025
+        page.click(".switcher button[data-benchmark='AIME2025']")
+        (table,) = page.evaluate(TABLE_JS)
+        assert table["benchmark"] == "AIME2025"
+        aime = expected_rows(run_dir, "AIME2025")
+        assert {row[0]: row[1:] for row in table["rows"]} == {
+            model: [f"{value:.1f}" for value in values] for model, values in aime.items()}
+        assert page.evaluate("location.hash") == "#AIME2025"
+        assert page.evaluate("document.querySelector(\".switcher button[data-benchmark='AIME2025']\")"
+                             ".getAttribute('aria-selected')") == "true"
+
+        shot = page.screenshot(tmp_path / "leaderboard.png")
+    pixels = imread(shot)
+    assert pixels.shape[1] == 1200 and pixels.shape[0] > 600
+    colours = {tuple(int(PALETTE[i][j:j + 2], 16) / 255 for j in (1, 3, 5)) for i in range(3)}
+    drawn = sum(((abs(pixels[..., :3] - colour).sum(axis=-1) < 0.05).sum() for colour in colours))
+    assert drawn > 500  # the three lines' colours are on screen
+
+
+def test_a_deep_link_opens_its_benchmark_and_the_comparison_shows(tmp_path):
+    write_run(tmp_path / "outputs", TS, [Spec("Qwen/Qwen2.5-7B-Instruct", "AIME2025", 0.7, 32, (16,), 0.6),
+                                         Spec("Qwen/Qwen2.5-7B-Instruct", "AIME2025", 0.0, 1, (1,), 0.6),
+                                         Spec("acme/m", "MATH500-L5", 0.7, 32, (16,), 0.5)])
+    page_path = tmp_path / "board.html"
+    assert main(["leaderboard", str(tmp_path / "outputs"), "-o", str(page_path), "--compare-published"]) == 0
+    with Chromium() as browser:
+        page = browser.new_page(1200, 900)
+        page.navigate(page_path.as_uri() + "#AIME2025")
+        (table,) = page.evaluate(TABLE_JS)
+        assert table["benchmark"] == "AIME2025"
+        assert table["header"][:3] == ["LLMs", "Greedy", "Δ"]
+        flagged = page.evaluate("[...document.querySelectorAll('section.benchmark.active td.delta.flagged')]"
+                                ".map(td => td.textContent)")
+        assert flagged and all(text.endswith("⚠") for text in flagged)
+        assert page.evaluate("document.querySelector('section.benchmark.active td.delta').title") == "published 6.7"
+        assert page.console_errors() == []

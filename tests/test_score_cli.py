@@ -1,0 +1,254 @@
+"""``gpassk score`` end to end: exact metrics, the LLM judge over HTTP, clean errors, kill and resume."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from fractions import Fraction
+
+import pytest
+
+from gpassk_opencompass.cli import main
+from gpassk_opencompass.judges import PROMPT_VERSION
+from gpassk_opencompass.judges.cache import VerdictCache
+from loopback_judge import exact_match_judge, shown
+from loopback_openai import Fault
+from test_metrics import exact_g_pass, exact_mg_pass
+
+MODEL = "loopback-model"
+THRESHOLDS = ["0", "0.25", "0.5", "0.75", "1"]
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def generations(correct_pattern, n=8):
+    """One question per pattern entry: ``c`` right answers (\\boxed{7}) and ``n - c`` wrong ones, mixed styles."""
+    rows = []
+    for index, c in enumerate(correct_pattern):
+        right = [r"Adding, we get \boxed{7}.", "So the answer is 7.", r"\boxed{\frac{14}{2}}"]
+        wrong = [r"\boxed{8}", "The answer is 6.", r"\boxed{7.5}", "I cannot decide."]
+        predictions = [right[i % 3] for i in range(c)] + [wrong[i % 4] for i in range(n - c)]
+        rows.append({"id": f"q{index}", "question": f"Question {index}: 3 + 4 = ?", "answer": "7",
+                     "predictions": predictions, "language": "cn" if index % 2 else "en"})
+    return rows
+
+
+def expected_metrics(counts, n, ks):
+    expected = {}
+    for k in ks:
+        for tau in THRESHOLDS:
+            value = sum(exact_g_pass(n, c, k, Fraction(tau)) for c in counts) / len(counts)
+            expected[f"G-Pass@{k}_{float(Fraction(tau))}"] = float(100 * value)
+        expected[f"mG-Pass@{k}"] = float(100 * sum(exact_mg_pass(n, c, k) for c in counts) / len(counts))
+    return expected
+
+
+COUNTS = [0, 1, 3, 4, 6, 8, 8, 5]
+
+
+def test_rule_judge_scores_equal_the_exact_computation(tmp_path, capsys):
+    source = write_jsonl(tmp_path / "gens.jsonl", generations(COUNTS))
+    output = tmp_path / "scores.json"
+    assert main(["score", str(source), "--k", "2", "4", "8", "--output", str(output), "--quiet"]) == 0
+    result = json.loads(output.read_text())
+    expected = expected_metrics(COUNTS, 8, [2, 4, 8])
+    assert list(result)[:len(expected)] == list(expected)  # OpenCompass's key order
+    for key, value in expected.items():
+        assert result[key] == pytest.approx(value, abs=1e-9), key
+    assert result["accuracy (8 runs average)"] == pytest.approx(100 * sum(COUNTS) / (8 * len(COUNTS)))
+    info = result["gpassk"]
+    assert info["k"] == [2, 4, 8] and info["n"] == 8 and info["thresholds"] == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert info["judge"] == "rule" and info["prompt_version"] is None
+    estimate = info["uncertainty"]["G-Pass@4_0.5"]
+    assert estimate["mean"] == pytest.approx(expected["G-Pass@4_0.5"])
+    assert estimate["ci_low"] <= estimate["mean"] <= estimate["ci_high"] and estimate["ci"] == 0.95
+    assert info["judge_stats"]["total"] == 64 and info["judge_stats"]["unique"] < 64
+    assert [question["c"] for question in result["details"]] == COUNTS
+    first = result["details"][1]
+    assert first["id"] == "q1" and first["n"] == 8 and first["unresolved"] == 0
+    assert [verdict["correct"] for verdict in first["verdicts"]] == [True] + [False] * 7
+    assert first["verdicts"][0]["extracted"] == "7" and first["verdicts"][0]["source"] == "rule"
+    table = capsys.readouterr().out
+    assert table.startswith("8 questions, n=8, rule judge")
+    assert "G-Pass@4_0.5" in table and "95% CI" in table
+
+
+def test_without_output_a_table_goes_to_stdout(tmp_path, capsys):
+    source = write_jsonl(tmp_path / "gens.jsonl", generations([2, 4], n=4))
+    assert main(["score", str(source), "--k", "4", "--thresholds", "0.5", "1", "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "2 questions, n=4, rule judge"
+    rows = {line.split()[0]: line.split()[1] for line in lines[2:-1]}
+    expected = expected_metrics([2, 4], 4, [4])
+    assert float(rows["G-Pass@4_0.5"]) == pytest.approx(expected["G-Pass@4_0.5"], abs=0.005)
+    assert float(rows["mG-Pass@4"]) == pytest.approx(expected["mG-Pass@4"], abs=0.005)
+
+
+def llm_args(server, source, *extra):
+    return ["score", str(source), "--k", "2", "4", "--judge", "llm", "--judge-url", server.url,
+            "--judge-model", MODEL, "--quiet", *extra]
+
+
+def test_llm_judge_over_http(loopback_openai, tmp_path):
+    server = loopback_openai(exact_match_judge)
+    source = write_jsonl(tmp_path / "gens.jsonl", generations(COUNTS))
+    output = tmp_path / "scores.json"
+    assert main(llm_args(server, source, "--output", str(output))) == 0
+    result = json.loads(output.read_text())
+    # the exact-match judge says yes only to the literal "7": \frac{14}{2} counts as wrong
+    counts = [sum(1 for i in range(c) if i % 3 != 2) for c in COUNTS]
+    assert [question["c"] for question in result["details"]] == counts
+    for key, value in expected_metrics(counts, 8, [2, 4]).items():
+        assert result[key] == pytest.approx(value, abs=1e-9), key
+    info = result["gpassk"]
+    assert info["judge"] == "llm" and info["judge_model"] == MODEL and info["prompt_version"] == PROMPT_VERSION
+    stats = info["judge_stats"]
+    assert stats["requests"] == len(server.requests) == stats["unique"] - stats["cached"]
+    assert stats["deduplicated"] == 64 - stats["unique"] and stats["unresolved"] == 0
+    assert (tmp_path / "gens.judge-cache.jsonl").exists()  # the default cache, next to the input
+
+
+def test_several_urls_and_faults_through_the_cli(loopback_openai, tmp_path):
+    attempts = {}
+
+    def flaky(body):
+        answer = shown(body, "student_answer") + shown(body, "problem")
+        attempts[answer] = attempts.get(answer, 0) + 1
+        faults = [Fault(status=503), Fault(status=429, retry_after=0.05), Fault(drop=True)]
+        return faults[len(answer) % 3] if attempts[answer] == 1 else exact_match_judge(body)
+
+    servers = [loopback_openai(flaky), loopback_openai(flaky)]
+    source = write_jsonl(tmp_path / "gens.jsonl", generations([3, 5], n=8))
+    output = tmp_path / "scores.json"
+    argv = ["score", str(source), "--k", "4", "--judge", "llm", "--judge-url", servers[0].url, servers[1].url,
+            "--judge-model", MODEL, "--quiet", "--no-cache", "--output", str(output)]
+    assert main(argv) == 0
+    result = json.loads(output.read_text())
+    assert [question["c"] for question in result["details"]] == [2, 4]
+    assert all(len(server.requests) > 0 for server in servers)
+    assert result["gpassk"]["judge_stats"]["retries"] == result["gpassk"]["judge_stats"]["unique"]
+    assert not (tmp_path / "gens.judge-cache.jsonl").exists()
+
+
+GOOD = {"id": "a", "question": "q", "answer": "1", "predictions": ["1", "2", "3", "4"]}
+
+BAD_INPUTS = [
+    ("not JSON", ["{oops"], "line 2: not valid JSON"),
+    ("not an object", [[1, 2]], "line 2: expected a JSON object, got list"),
+    ("missing field", [{"id": "b", "question": "q", "answer": "1"}], "line 2: missing 'predictions'"),
+    ("unknown field", [{**GOOD, "id": "b", "prediction": []}], "line 2: unknown field(s) 'prediction'"),
+    ("numeric answer", [{**GOOD, "id": "b", "answer": 42}], 'line 2: "answer" must be a string, got int 42'),
+    ("non-string prediction", [{**GOOD, "id": "b", "predictions": ["1", None, "2", "3"]}],
+     'line 2: "predictions"[1] must be a string, got NoneType None'),
+    ("too few predictions", [{**GOOD, "id": "b", "predictions": ["1", "2"]}],
+     "line 2: question 'b' has 2 prediction(s); at least 4 are needed (the largest k)"),
+    ("bad language", [{**GOOD, "id": "b", "language": "fr"}], 'line 2: "language" must be one of en, cn'),
+    ("duplicate id", [dict(GOOD)], "line 2: id 'a' repeats line 1"),
+]
+
+
+@pytest.mark.parametrize("rows, message", [row[1:] for row in BAD_INPUTS], ids=[row[0] for row in BAD_INPUTS])
+def test_bad_input_lines_fail_before_any_judge_request(loopback_openai, tmp_path, capsys, rows, message):
+    server = loopback_openai(exact_match_judge)
+    source = tmp_path / "gens.jsonl"
+    source.write_text(json.dumps(GOOD) + "\n" + "\n".join(
+        row if isinstance(row, str) else json.dumps(row) for row in rows) + "\n")
+    assert main(["score", str(source), "--k", "4", "--judge", "llm", "--judge-url", server.url,
+                 "--judge-model", MODEL, "--quiet"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith(f"gpassk score: error: {source} ") and message in error
+    assert len(error.splitlines()) == 1
+    assert server.requests == []
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--k", "0"], "k must satisfy k >= 1"),
+    (["--k", "4", "--thresholds", "1.5"], "tau must be in [0, 1]; got tau=1.5"),
+    (["--k", "4", "--judge", "llm"], "judge kind 'llm' needs at least one judge URL"),
+    (["--k", "4", "--judge", "rule", "--judge-url", "http://127.0.0.1:9/v1"], "uses no judge model but URLs"),
+    (["--k", "4", "--judge-url", "http://127.0.0.1:9"], "has no path"),
+    (["--k", "4", "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "m", "--concurrency", "0"],
+     "concurrency must be an integer >= 1, got 0"),
+    (["--k", "4", "--output", "/nonexistent-dir/scores.json"], "directory /nonexistent-dir does not exist"),
+    (["--k", "4", "--ci", "1.5"], "ci must be a confidence level in (0, 1); got ci=1.5"),
+    (["--k", "4", "--bootstrap", "0"], "n_boot must be a positive integer; got n_boot=0"),
+])
+def test_bad_arguments_fail_before_judging(loopback_openai, tmp_path, capsys, extra, message):
+    server = loopback_openai(exact_match_judge)
+    source = write_jsonl(tmp_path / "gens.jsonl", [GOOD])
+    if "--judge" not in extra and "--judge-url" not in extra:  # a judge that would be asked if judging began
+        extra = [*extra, "--judge-url", server.url, "--judge-model", MODEL]
+    assert main(["score", str(source), "--quiet", *extra]) == 2
+    error = capsys.readouterr().err.strip()
+    assert message in error and len(error.splitlines()) == 1
+    assert server.requests == []
+
+
+def test_missing_input_file_and_unreachable_judge_are_one_line_errors(tmp_path):
+    source = write_jsonl(tmp_path / "gens.jsonl", [GOOD])
+    for argv, message in [
+        ([str(tmp_path / "absent.jsonl"), "--k", "4"], "absent.jsonl: no such file"),
+        ([str(source), "--k", "4", "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "m"],
+         "cannot reach the judge server at http://127.0.0.1:9/v1"),
+    ]:
+        completed = subprocess.run([sys.executable, "-m", "gpassk_opencompass.cli", "score", *argv, "--quiet"],
+                                   capture_output=True, text=True, timeout=120)
+        assert completed.returncode == 2, completed.stderr
+        assert completed.stderr.strip().splitlines() == [f"gpassk score: error: {completed.stderr.split('error: ')[1].strip()}"]
+        assert message in completed.stderr and "Traceback" not in completed.stderr
+
+
+def test_identical_replicas_are_flagged(tmp_path, capsys):
+    source = write_jsonl(tmp_path / "gens.jsonl", [{**GOOD, "id": str(i), "predictions": ["1"] * 4} for i in range(3)])
+    output = tmp_path / "scores.json"
+    assert main(["score", str(source), "--k", "4", "--output", str(output)]) == 0
+    assert json.loads(output.read_text())["gpassk"]["identical_replicas_share"] == 1.0
+    assert "byte-identical generations" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+def test_killed_run_resumes_asking_only_the_missing_verdicts(loopback_openai, tmp_path, signal_number):
+    answers = [str(i) for i in range(40)]
+    rows = [{"id": "q", "question": "Pick a number", "answer": "7",
+             "predictions": [rf"\boxed{{{answer}}}" for answer in answers]}]
+    source = write_jsonl(tmp_path / "gens.jsonl", rows)
+    cache = tmp_path / "verdicts.jsonl"
+    output = tmp_path / "scores.json"
+
+    def command(server):
+        return [sys.executable, "-m", "gpassk_opencompass.cli", "score", str(source), "--k", "4",
+                "--judge", "llm", "--judge-url", server.url, "--judge-model", MODEL, "--concurrency", "2",
+                "--cache", str(cache), "--output", str(output), "--quiet"]
+
+    slow = loopback_openai(exact_match_judge, latency=0.1)
+    process = subprocess.Popen(command(slow), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(slow.requests) < 12 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    process.send_signal(signal_number)
+    _, stderr = process.communicate(timeout=60)
+    if signal_number == signal.SIGINT:
+        assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
+    else:
+        assert process.returncode == -signal.SIGKILL
+    assert not output.exists()
+
+    with VerdictCache(cache) as saved:
+        assert 0 < len(saved) < 40 and saved.skipped_lines == 0
+    judged_before = {json.loads(line)["answer"] for line in cache.read_text().splitlines()}
+    assert judged_before <= {shown(body, "student_answer") for body in slow.requests}
+
+    fast = loopback_openai(exact_match_judge)
+    resumed = subprocess.run(command(fast), capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    asked_again = [shown(body, "student_answer") for body in fast.requests]
+    assert sorted(asked_again) == sorted(set(answers) - judged_before)  # each missing verdict once, nothing else
+    result = json.loads(output.read_text())
+    assert result["details"][0]["c"] == 1
+    assert result["gpassk"]["judge_stats"]["cached"] == len(judged_before)
