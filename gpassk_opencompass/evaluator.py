@@ -31,8 +31,15 @@ from opencompass.registry import ICL_EVALUATORS
 
 from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items, resolve_kind
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, required_correct
-from gpassk_opencompass.replicas import by_question, check_replicas_align, identical_share, question_count
-from gpassk_opencompass.report import gpassk_results
+from gpassk_opencompass.replicas import by_question, check_replicas_align, question_count
+from gpassk_opencompass.report import (
+    IDENTICAL_SHARE_WARNING,
+    gpassk_results,
+    identical_share,
+    question_details,
+    results_document,
+    warn_if_identical,
+)
 
 #: Columns used as subsets when ``subset_columns`` is not given (those present).
 DEFAULT_SUBSET_COLUMNS = ("split", "language")
@@ -53,7 +60,7 @@ class EvaluationSettings:
     ci: float = 0.95
     n_boot: int = 1000
     seed: int = 0
-    identical_warning: float = 0.5
+    identical_warning: float = IDENTICAL_SHARE_WARNING
 
     def __post_init__(self) -> None:
         thresholds = (self.thresholds,) if isinstance(self.thresholds, (int, float)) else tuple(self.thresholds)
@@ -122,7 +129,7 @@ class GPassKEvaluator(BaseEvaluator):
         ci: float = 0.95,
         n_boot: int = 1000,
         seed: int = 0,
-        identical_warning: float = 0.5,
+        identical_warning: float = IDENTICAL_SHARE_WARNING,
         pred_postprocessor: dict | None = None,
         use_extract_model: bool = False,
         **judge_options,
@@ -170,47 +177,24 @@ class GPassKEvaluator(BaseEvaluator):
                  for row, (question, reference, prediction, language) in enumerate(
                      zip(dataset[self.settings.question_column], references, predictions, languages))]
 
-        report = judge_items(items, self._judge_settings_for_run())
-        verdicts = by_question(report.verdicts, n)
-        correct = [[verdict.correct is True for verdict in question] for question in verdicts]
+        judged = judge_items(items, self._judge_settings_for_run())
+        verdicts = by_question(judged.verdicts, n)
+        counts = [sum(verdict.correct is True for verdict in question) for question in verdicts]
         first_replica = dataset.select(range(questions))
-        subsets = {column: first_replica[column] for column in self._subset_columns(columns)}
-        results = gpassk_results(correct, ks, self.settings.thresholds, subsets,
+        subsets = {column: [str(label) for label in first_replica[column]]
+                   for column in self._subset_columns(columns)}
+        results = gpassk_results(counts, n, ks, self.settings.thresholds, subsets,
                                  ci=self.settings.ci, n_boot=self.settings.n_boot, seed=self.settings.seed)
-
-        share = identical_share(by_question(predictions, n)) if n > 1 else 0.0
-        if n > 1 and share >= self.settings.identical_warning:
-            logger.warning(
-                f"{share:.0%} of questions got {n} byte-identical generations: the replicas were probably "
-                "sampled with one fixed seed, which collapses every G-Pass@k_tau to accuracy. "
-                "Give each replica its own seed (or none) and sample with temperature > 0.")
-        if report.stats.unresolved:
-            logger.warning(f"{report.stats.unresolved} of {len(items)} generations could not be judged "
+        share = identical_share(by_question(predictions, n))
+        warn_if_identical(share, self.settings.identical_warning)
+        if judged.stats.unresolved:
+            logger.warning(f"{judged.stats.unresolved} of {len(items)} generations could not be judged "
                            "(counted as incorrect; see details and judge_stats)")
-
-        output = dict(results.metrics)
-        output["gpassk"] = {
-            "benchmark": self.settings.benchmark,
-            "k": ks,
-            "n": n,
-            "questions": questions,
-            "thresholds": [float(tau) for tau in self.settings.thresholds],
-            "judge": self.judge_settings.kind,
-            "judge_model": self.judge_settings.model or None,
-            "prompt_version": report.prompt_version,
-            "uncertainty": results.uncertainty,
-            "judge_stats": report.stats.as_dict(),
-            "identical_replicas_share": share,
-        }
-        output["details"] = [
-            {"question_id": question_id, "c": results.counts[index], "n": n,
-             **{column: labels[index] for column, labels in subsets.items()},
-             "extracted": [verdict.extracted for verdict in verdicts[index]],
-             "correct": [verdict.correct for verdict in verdicts[index]],
-             "reasons": [verdict.reason for verdict in verdicts[index]]}
-            for index, question_id in enumerate(_question_ids(first_replica))
-        ]
-        return output
+        details = [question_details(question_id, verdicts[index],
+                                    {column: labels[index] for column, labels in subsets.items()})
+                   for index, question_id in enumerate(_question_ids(first_replica))]
+        return results_document(results, judged, self.judge_settings, ks=ks, thresholds=self.settings.thresholds,
+                                benchmark=self.settings.benchmark, identical=share, details=details)
 
     # ------------------------------------------------------------------ helpers
 

@@ -68,18 +68,3 @@ def check_replicas_align(keys: Sequence[Hashable], n: int, what: str = "question
                     f"replica {replica} does not repeat replica 0: row {row} has {what} {keys[row]!r} "
                     f"where row {question} has {keys[question]!r}; the dataset must be n={n} copies "
                     "of the same questions in the same order")
-
-
-def identical_share(responses_by_question: Sequence[Sequence[str]]) -> float:
-    """The share of questions whose generations are all byte-identical.
-
-    With sampling this should be near 0; near 1 means every replica was
-    generated with the same seed and every G-Pass@k_tau collapses to accuracy.
-
-    >>> identical_share([["x", "x"], ["x", "y"], ["z", "z"], ["z", "w"]])
-    0.5
-    """
-    if not responses_by_question:
-        return 0.0
-    same = sum(len(set(responses)) == 1 for responses in responses_by_question)
-    return same / len(responses_by_question)

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from loopback_openai import last_user_message
@@ -169,11 +169,13 @@ TINY_KS = (4, 8)
 def tiny_run_config(model_url: str, judge_url: str) -> str:
     """An OpenCompass config: strong/weak sampled (T=0.7) on ``tiny_rule`` and ``tiny_llm``, greedy on ``tiny_greedy``.
 
-    ``tiny_rule`` is scored by the rule judge, ``tiny_llm`` (the same
-    questions without the chain-of-thought clause) by the LLM judge at
-    ``judge_url``; both are LiveMathBench-202412-shaped (splits CNMO and
-    AMC, languages en and cn). Model abbrs: ``strong_t0-7``, ``weak_t0-7``,
-    ``strong_greedy``, ``weak_greedy``.
+    ``tiny_rule`` (benchmark LiveMathBench-202412: splits CNMO and AMC,
+    languages en and cn) is scored by the rule judge; ``tiny_llm``
+    (LiveMathBench-202505: the same questions as split ``all``, language
+    ``en``, without the chain-of-thought clause) by the LLM judge at
+    ``judge_url``; ``tiny_greedy`` is LiveMathBench-202412 with n = 1.
+    Model abbrs: ``strong_t0-7``, ``weak_t0-7``, ``strong_greedy``,
+    ``weak_greedy``.
     """
     return f'''
 from mmengine.config import read_base
@@ -195,6 +197,7 @@ dataset_base = dict(type=LiveMathBenchDataset, path='opencompass/LiveMathBench',
                     dataset_splits=['CNMO', 'AMC'], dataset_languages=['en', 'cn'],
                     reader_cfg=livemathbench_reader_cfg, infer_cfg=livemathbench_infer_cfg)
 evaluator_base = dict(type=GPassKEvaluator, benchmark='LiveMathBench-202412')
+v202505 = dict(version='202505', dataset_splits=['all'], dataset_languages=['en'])
 
 sampled = [dict(model_base, abbr='strong_t0-7', path='strong', temperature=0.7),
            dict(model_base, abbr='weak_t0-7', path='weak', temperature=0.7)]
@@ -203,8 +206,9 @@ greedy = [dict(model_base, abbr='strong_greedy', path='strong', temperature=0.0)
 sampled_datasets = [
     dict(dataset_base, abbr='tiny_rule', cot=True, n={TINY_N}, k={list(TINY_KS)},
          eval_cfg=dict(evaluator=dict(evaluator_base, judge='rule'))),
-    dict(dataset_base, abbr='tiny_llm', cot=False, n={TINY_N}, k={list(TINY_KS)},
-         eval_cfg=dict(evaluator=dict(evaluator_base, judge='llm', url=[{judge_url!r}], model_name='judge'))),
+    dict(dataset_base, **v202505, abbr='tiny_llm', cot=False, n={TINY_N}, k={list(TINY_KS)},
+         eval_cfg=dict(evaluator=dict(evaluator_base, benchmark='LiveMathBench-202505', judge='llm',
+                                      url=[{judge_url!r}], model_name='judge'))),
 ]
 greedy_datasets = [dict(dataset_base, abbr='tiny_greedy', cot=True, n=1, k=1,
                         eval_cfg=dict(evaluator=dict(evaluator_base, judge='rule')))]
@@ -239,6 +243,7 @@ def run_tiny_opencompass(tmp: Path) -> TinyRun:
 
     questions = tiny_livemathbench(TINY_MODELS)
     data_root = write_livemathbench(tmp / "data_root", questions)
+    write_livemathbench(data_root, [replace(q, split="all", language="en") for q in questions], version="202505")
     workdir = tmp / "outputs"
     workdir.mkdir()
     with LoopbackOpenAI(ScriptedModel(questions, TINY_N), model_name="strong") as model, \

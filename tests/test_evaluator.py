@@ -88,8 +88,9 @@ def test_rule_judge_gives_exact_metrics_overall_and_per_subset():
     assert uncertainty["ci_low"] <= results["G-Pass@8_0.75"] <= uncertainty["ci_high"]
     details = results["details"]
     assert [detail["c"] for detail in details] == counts
-    assert details[1]["question_id"] == "tiny/1" and details[1]["split"] == "CNMO"
-    assert details[2]["extracted"] == ["-1"] * N and details[2]["correct"] == [False] * N
+    assert details[1]["id"] == "tiny/1" and details[1]["split"] == "CNMO" and details[1]["language"] == "cn"
+    assert [verdict["extracted"] for verdict in details[2]["verdicts"]] == ["-1"] * N
+    assert [verdict["correct"] for verdict in details[2]["verdicts"]] == [False] * N
     json.dumps(results)  # OpenCompass dumps it as JSON
 
 
