@@ -152,7 +152,7 @@ class GPassKEvaluator(BaseEvaluator):
         how = {"rule": "the rule judge (math-verify)", "llm": f"the LLM judge {model_name!r} at {', '.join(urls)}",
                "cascade": f"the rule judge, then the LLM judge {model_name!r} at {', '.join(urls)}"}[kind]
         reason = {"auto": " (judge='auto': " + ("URLs given)" if urls else "no judge URL given)")}.get(judge, "")
-        logger.info(f"GPassKEvaluator judges with {how}{reason}")
+        self._judge_description = how + reason
 
     def score(self, predictions, references, test_set):
         """One replica's worth (``n = 1``): accuracy per question set."""
@@ -177,6 +177,7 @@ class GPassKEvaluator(BaseEvaluator):
                  for row, (question, reference, prediction, language) in enumerate(
                      zip(dataset[self.settings.question_column], references, predictions, languages))]
 
+        logger.info(f"GPassKEvaluator: {questions} questions x n={n}, judged by {self._judge_description}")
         judged = judge_items(items, self._judge_settings_for_run())
         verdicts = by_question(judged.verdicts, n)
         counts = [sum(verdict.correct is True for verdict in question) for question in verdicts]

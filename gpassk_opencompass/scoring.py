@@ -184,9 +184,10 @@ def score_generations(records: Sequence[Generations], ks: Sequence[int], thresho
 def format_report(result: dict) -> str:
     """A readable summary of :func:`score_generations`' result: one row per metric with its interval.
 
-    >>> result = {"G-Pass@4_0.5": 71.5, "mG-Pass@4": 16.25, "accuracy (8 runs average)": 50.0,
+    >>> result = {"accuracy (8 runs average)": 50.0, "G-Pass@4_0.5": 71.5, "mG-Pass@4": 16.25,
     ...           "gpassk": {"n": 8, "judge": "rule", "prompt_version": None,
-    ...                      "uncertainty": {"G-Pass@4_0.5": {"ci_low": 60.0, "ci_high": 80.0, "ci": 0.95},
+    ...                      "uncertainty": {"accuracy (8 runs average)": {"ci_low": 40.0, "ci_high": 60.0, "ci": 0.95},
+    ...                                      "G-Pass@4_0.5": {"ci_low": 60.0, "ci_high": 80.0, "ci": 0.95},
     ...                                      "mG-Pass@4": {"ci_low": 10.0, "ci_high": 20.5, "ci": 0.95}},
     ...                      "judge_stats": {"total": 16, "unique": 5, "cached": 0, "requests": 0,
     ...                                      "retries": 0, "unresolved": 0}},
@@ -194,13 +195,13 @@ def format_report(result: dict) -> str:
     >>> print(format_report(result))
     2 questions, n=8, rule judge
     metric                       value   95% CI
+    accuracy (8 runs average)    50.00   [40.00, 60.00]
     G-Pass@4_0.5                 71.50   [60.00, 80.00]
     mG-Pass@4                    16.25   [10.00, 20.50]
-    accuracy (8 runs average)    50.00
     judged 16 generations: 5 distinct, 0 from cache, 0 requests (0 retries), 0 unresolved
     """
     info = result["gpassk"]
-    keys = [key for key in result if key not in ("gpassk", "details")]
+    keys = list(info["uncertainty"]) or [key for key in result if key not in ("gpassk", "details")]
     width = max(len(key) for key in keys) + 3
     level = next(iter(info["uncertainty"].values()))["ci"] if info["uncertainty"] else 0.95
     judge = f"{info['judge']} judge" + (f" (prompt {info['prompt_version']})" if info["prompt_version"] else "")

@@ -256,13 +256,10 @@ def run_tiny_opencompass(tmp: Path) -> TinyRun:
 
 def read_predictions(run_dir: Path, model_abbr: str, dataset_abbr: str) -> list[dict]:
     """The prediction records of one model x dataset, joined across OpenCompass's ``_0``, ``_1``... parts."""
-    folder = run_dir / "predictions" / model_abbr
-    parts = [folder / f"{dataset_abbr}.json"]
-    if not parts[0].exists():
-        parts = []
-        while (folder / f"{dataset_abbr}_{len(parts)}.json").exists():
-            parts.append(folder / f"{dataset_abbr}_{len(parts)}.json")
-    assert parts, f"no predictions for {model_abbr} x {dataset_abbr} under {folder}"
+    from gpassk_opencompass.opencompass_runs import prediction_parts
+
+    parts = prediction_parts(run_dir, model_abbr, dataset_abbr)
+    assert parts, f"no predictions for {model_abbr} x {dataset_abbr} under {run_dir}"
     records = []
     for part in parts:
         chunk = json.loads(part.read_text())
