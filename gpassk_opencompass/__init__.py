@@ -11,6 +11,7 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it (imported on first access only)
 _LAZY = {
+    "GPassKEvaluator": ".evaluator",
     "LiveMathBenchDataset": ".datasets.livemathbench",
 }
 

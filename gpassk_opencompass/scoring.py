@@ -30,16 +30,20 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
-from loguru import logger
 
 from gpassk_opencompass import metrics
 from gpassk_opencompass.judges import LANGUAGES, JudgeItem, JudgeSettings, judge_items
+from gpassk_opencompass.report import (
+    gpassk_results,
+    identical_share,
+    question_details,
+    results_document,
+    warn_if_identical,
+)
 
-#: Above this share of questions with byte-identical generations, sampling looks broken.
-IDENTICAL_SHARE_WARNING = 0.5
 _FIELDS = {"id": str, "question": str, "answer": str, "predictions": list, "language": str}
 
 
@@ -147,22 +151,6 @@ def check_metric_request(records: Sequence[Generations], ks: Sequence[int], thre
     metrics.summarize_uncertainty(np.zeros_like(n), n, ks, thresholds, ci=ci, n_boot=n_boot, seed=seed)
 
 
-def identical_replicas_share(predictions: Sequence[Sequence[str]]) -> float:
-    """Share of questions (with n > 1) whose generations are all byte-identical.
-
-    A high share means the replicas were not independent samples (e.g. one
-    fixed sampling seed for all), which collapses every G-Pass@k_tau to the
-    same value.
-
-    >>> identical_replicas_share([["a", "a"], ["a", "b"], ["c", "c"], ["d"]])
-    0.6666666666666666
-    """
-    sampled = [generations for generations in predictions if len(generations) > 1]
-    if not sampled:
-        return 0.0
-    return sum(len(set(generations)) == 1 for generations in sampled) / len(sampled)
-
-
 def score_generations(records: Sequence[Generations], ks: Sequence[int], thresholds: Sequence[float],
                       settings: JudgeSettings, *, ci: float = 0.95, n_boot: int = 1000, seed: int = 0,
                       progress: bool = True) -> dict:
@@ -181,51 +169,25 @@ def score_generations(records: Sequence[Generations], ks: Sequence[int], thresho
     check_metric_request(records, ks, thresholds, ci=ci, n_boot=n_boot, seed=seed)
     items = [JudgeItem(record.question, record.answer, prediction, record.language)
              for record in records for prediction in record.predictions]
-    report = judge_items(items, settings, progress=progress)
-    details, counts, ns = [], [], []
-    verdicts = iter(report.verdicts)
-    for record in records:
-        mine = [next(verdicts) for _ in record.predictions]
-        correct = sum(verdict.correct is True for verdict in mine)
-        counts.append(correct)
-        ns.append(len(mine))
-        details.append({"id": record.id, "c": correct, "n": len(mine),
-                        "unresolved": sum(verdict.correct is None for verdict in mine),
-                        "verdicts": [asdict(verdict) for verdict in mine]})
-    counts_array, n_array = np.array(counts), np.array(ns)
-    result: dict = dict(metrics.summarize(counts_array, n_array, ks, thresholds))
-    uniform_n = int(n_array[0]) if (n_array == n_array[0]).all() else None
-    accuracy_key = "accuracy" if uniform_n == 1 else (
-        f"accuracy ({uniform_n} runs average)" if uniform_n is not None else "accuracy")
-    result[accuracy_key] = float(100 * np.mean(counts_array / n_array))
-    uncertainty = metrics.summarize_uncertainty(counts_array, n_array, ks, thresholds, ci=ci, n_boot=n_boot,
-                                                seed=seed)
-    share = identical_replicas_share([record.predictions for record in records])
-    if share > IDENTICAL_SHARE_WARNING:
-        logger.warning("{:.0%} of questions have byte-identical generations: were the samples drawn with one "
-                       "fixed seed? G-Pass@k then measures nothing about stability", share)
-    result["gpassk"] = {
-        "benchmark": None,
-        "k": [int(k) for k in ks],
-        "n": uniform_n,
-        "thresholds": [float(tau) for tau in thresholds],
-        "judge": settings.kind,
-        "judge_model": settings.model or None,
-        "prompt_version": report.prompt_version,
-        "uncertainty": {key: asdict(estimate) for key, estimate in uncertainty.items()},
-        "judge_stats": report.stats.as_dict(),
-        "identical_replicas_share": share,
-    }
-    result["details"] = details
-    return result
+    judged = judge_items(items, settings, progress=progress)
+    verdicts = iter(judged.verdicts)
+    by_record = [[next(verdicts) for _ in record.predictions] for record in records]
+    details = [question_details(record.id, mine) for record, mine in zip(records, by_record)]
+    results = gpassk_results([detail["c"] for detail in details], [detail["n"] for detail in details], ks,
+                             thresholds, ci=ci, n_boot=n_boot, seed=seed)
+    share = identical_share([record.predictions for record in records])
+    warn_if_identical(share)
+    return results_document(results, judged, settings, ks=ks, thresholds=thresholds, benchmark=None,
+                            identical=share, details=details)
 
 
 def format_report(result: dict) -> str:
     """A readable summary of :func:`score_generations`' result: one row per metric with its interval.
 
-    >>> result = {"G-Pass@4_0.5": 71.5, "mG-Pass@4": 16.25, "accuracy (8 runs average)": 50.0,
+    >>> result = {"accuracy (8 runs average)": 50.0, "G-Pass@4_0.5": 71.5, "mG-Pass@4": 16.25,
     ...           "gpassk": {"n": 8, "judge": "rule", "prompt_version": None,
-    ...                      "uncertainty": {"G-Pass@4_0.5": {"ci_low": 60.0, "ci_high": 80.0, "ci": 0.95},
+    ...                      "uncertainty": {"accuracy (8 runs average)": {"ci_low": 40.0, "ci_high": 60.0, "ci": 0.95},
+    ...                                      "G-Pass@4_0.5": {"ci_low": 60.0, "ci_high": 80.0, "ci": 0.95},
     ...                                      "mG-Pass@4": {"ci_low": 10.0, "ci_high": 20.5, "ci": 0.95}},
     ...                      "judge_stats": {"total": 16, "unique": 5, "cached": 0, "requests": 0,
     ...                                      "retries": 0, "unresolved": 0}},
@@ -233,13 +195,13 @@ def format_report(result: dict) -> str:
     >>> print(format_report(result))
     2 questions, n=8, rule judge
     metric                       value   95% CI
+    accuracy (8 runs average)    50.00   [40.00, 60.00]
     G-Pass@4_0.5                 71.50   [60.00, 80.00]
     mG-Pass@4                    16.25   [10.00, 20.50]
-    accuracy (8 runs average)    50.00
     judged 16 generations: 5 distinct, 0 from cache, 0 requests (0 retries), 0 unresolved
     """
     info = result["gpassk"]
-    keys = [key for key in result if key not in ("gpassk", "details")]
+    keys = list(info["uncertainty"]) or [key for key in result if key not in ("gpassk", "details")]
     width = max(len(key) for key in keys) + 3
     level = next(iter(info["uncertainty"].values()))["ci"] if info["uncertainty"] else 0.95
     judge = f"{info['judge']} judge" + (f" (prompt {info['prompt_version']})" if info["prompt_version"] else "")

@@ -28,3 +28,22 @@ def loopback_openai():
     yield start
     for server in servers:
         server.stop()
+
+
+@pytest.fixture
+def loguru_messages():
+    """Messages loguru logs during the test (warnings and up)."""
+    from loguru import logger
+
+    messages = []
+    handler = logger.add(lambda message: messages.append(str(message)), level="WARNING")
+    yield messages
+    logger.remove(handler)
+
+
+@pytest.fixture(scope="session")
+def tiny_opencompass_run(tmp_path_factory):
+    """One real ``opencompass`` run shared by the end-to-end tests (see opencompass_e2e.tiny_run_config)."""
+    from opencompass_e2e import run_tiny_opencompass
+
+    return run_tiny_opencompass(tmp_path_factory.mktemp("tiny_opencompass"))

@@ -247,9 +247,17 @@ def main() -> None:  # pragma: no cover - manual use: python tests/loopback_open
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reply", default="The answer is \\boxed{42}.")
+    parser.add_argument("--reply-if", nargs=2, metavar=("SUBSTRING", "REPLY"),
+                        help="answer REPLY instead when the last user message contains SUBSTRING")
     parser.add_argument("--latency", type=float, default=0.0)
     args = parser.parse_args()
-    with LoopbackOpenAI(lambda body: args.reply, latency=args.latency) as server:
+
+    def respond(body: dict) -> str:
+        if args.reply_if and args.reply_if[0] in last_user_message(body):
+            return args.reply_if[1]
+        return args.reply
+
+    with LoopbackOpenAI(respond, latency=args.latency) as server:
         print(server.url, flush=True)
         threading.Event().wait()
 

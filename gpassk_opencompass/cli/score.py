@@ -15,9 +15,14 @@ EXAMPLES = """examples:
   gpassk score generations.jsonl --k 4 8 16
   gpassk score generations.jsonl --k 4 8 16 --judge llm \\
       --judge-url http://10.0.0.5:8000/v1 http://10.0.0.6:8000/v1 --judge-model LiveMath-Judge --output scores.json
+  gpassk score outputs/20250213_101500 --judge llm --judge-url http://10.0.0.5:8000/v1 --judge-model LiveMath-Judge
 
 INPUT.jsonl has one question per line:
   {"id": "q1", "question": "...", "answer": "...", "predictions": ["...", ...], "language": "en"}
+INPUT may instead be a finished OpenCompass run (outputs/<timestamp>), its predictions/<model_abbr> folder or one
+predictions file: its saved predictions are judged again with GPassKEvaluator through OpenCompass's own eval task
+(k and n from the run's config; --k overrides k), and the results are written as an OpenCompass run in --output
+(default: <run>_rejudged), which `gpassk leaderboard` reads. The dataset must be loadable as for the original run.
 The judge API key is read from OC_JUDGE_API_KEY or OPENAI_API_KEY (default: EMPTY)."""
 
 
@@ -30,12 +35,15 @@ def add_parser(subparsers) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("input", metavar="INPUT.jsonl", help="one question per line (see below)")
-    parser.add_argument("--k", type=int, nargs="+", required=True, metavar="K", help="draws (each <= n)")
+    parser.add_argument("input", metavar="INPUT", help="generations JSONL (one question per line) or a finished "
+                        "OpenCompass run / predictions folder / predictions file (see below)")
+    parser.add_argument("--k", type=int, nargs="+", metavar="K",
+                        help="draws (each <= n); required for JSONL input")
     parser.add_argument("--thresholds", type=float, nargs="+", default=list(DEFAULT_THRESHOLDS), metavar="TAU",
                         help="thresholds tau in [0, 1] (default: %(default)s)")
-    parser.add_argument("--output", metavar="OUT.json", help="write the full results (metrics, intervals, judge "
-                        "statistics, per-question verdicts) here")
+    parser.add_argument("--output", metavar="OUT", help="JSONL input: write the full results (metrics, intervals, "
+                        "judge statistics, per-question verdicts) to this JSON file; OpenCompass input: the run "
+                        "directory to write (default: <run>_rejudged)")
     judge = parser.add_argument_group("judge")
     judge.add_argument("--judge", choices=("auto", "rule", "llm", "cascade"), default="auto",
                        help="auto (default): llm when --judge-url is given, else rule")
@@ -77,6 +85,12 @@ def run(args: argparse.Namespace) -> int:
         logger.info("judge: {} ({})", kind, "--judge-url given" if args.judge_url else "no --judge-url")
     if args.cache and args.no_cache:
         raise UsageError("--cache and --no-cache contradict each other; give one")
+    from gpassk_opencompass.rejudge import is_opencompass_predictions
+
+    if is_opencompass_predictions(args.input):
+        return run_rejudge(args, kind)
+    if not args.k:
+        raise UsageError("--k is required for a generations JSONL (e.g. --k 4 8 16)")
     cache = None
     if kind != "rule" and not args.no_cache:
         cache = pathlib.Path(args.cache) if args.cache else default_cache_path(args.input)
@@ -102,6 +116,42 @@ def run(args: argparse.Namespace) -> int:
         write_json(output, result)
         logger.info("wrote {}", output)
     print(format_report(result))
+    return 0
+
+
+def run_rejudge(args: argparse.Namespace, kind: str) -> int:
+    """OpenCompass input: judge a finished run's predictions again (see gpassk_opencompass.rejudge)."""
+    from loguru import logger
+
+    from gpassk_opencompass.judges import JudgeError
+    from gpassk_opencompass.rejudge import find_targets, rejudge
+    from gpassk_opencompass.scoring import format_report
+
+    if args.cache or args.no_cache:
+        raise UsageError("--cache/--no-cache apply to JSONL input; a re-judged OpenCompass run keeps its verdict "
+                         "cache next to each result in the output run (rerun the command to resume)")
+    targets = find_targets(args.input)
+    output = pathlib.Path(args.output) if args.output else targets[0].run_dir.with_name(
+        targets[0].run_dir.name + "_rejudged")
+    if output.exists() and not output.is_dir():
+        raise UsageError(f"--output {output} is a file; give a directory for the re-judged run")
+    evaluator = dict(judge=kind, url=list(args.judge_url), model_name=args.judge_model,
+                     concurrency=args.concurrency, request_timeout=args.request_timeout,
+                     max_retries=args.max_retries, max_tokens=args.judge_max_tokens,
+                     thresholds=list(args.thresholds), ci=args.ci, n_boot=args.bootstrap, seed=args.seed)
+    for target in targets:
+        logger.info("re-judging {} x {} from {}", target.model_abbr, target.dataset_abbr, target.run_dir)
+    try:
+        results = rejudge(targets, output, evaluator, ks=args.k)
+    except JudgeError as error:
+        raise UsageError(str(error)) from None
+    except KeyboardInterrupt:
+        print(f"gpassk score: interrupted; verdicts so far are cached under {output / 'results'}; run the same "
+              "command again to resume", file=sys.stderr)
+        return 130
+    for target, path in zip(targets, results):
+        print(f"== {target.model_abbr} x {target.dataset_abbr}: {path}")
+        print(format_report(json.loads(path.read_text())))
     return 0
 
 

@@ -29,6 +29,7 @@ from tqdm import tqdm
 
 from gpassk_opencompass.leaderboard.identify import UnidentifiedRun, identify_run
 from gpassk_opencompass.leaderboard.records import Collection, Notice, RunResult
+from gpassk_opencompass.opencompass_runs import find_entry, load_saved_config, saved_config_paths
 
 MANIFEST_NAME = "manifest.json"
 
@@ -175,18 +176,15 @@ def _results_files(run_dir: Path) -> Iterator[Path]:
 
 def _saved_configs(run_dir: Path, notices: list[Notice]) -> list[Mapping]:
     """The run's dumped configs, newest first (a ``-r`` relaunch adds one)."""
-    paths = sorted((run_dir / "configs").glob("*.py"), key=lambda path: (path.stat().st_mtime, path.name),
-                   reverse=True)
+    paths = saved_config_paths(run_dir)
     if not paths:
         notices.append(Notice(f"no saved config in {run_dir / 'configs'}; runs there are identified "
                               "from their results and the manifest only", run_dir))
         return []
-    from mmengine.config import Config  # the loader OpenCompass itself reloads these files with
-
     configs = []
     for path in paths:
         try:
-            configs.append(Config.fromfile(str(path), format_python_code=False).to_dict())
+            configs.append(load_saved_config(path))
         except Exception as error:  # noqa: BLE001 - any failure of a user's file is reported, not fatal
             notices.append(Notice(f"cannot read saved config {path}: {type(error).__name__}: {error}", path))
     return configs
@@ -200,25 +198,13 @@ def _find_in_configs(configs: Sequence[Mapping], model_abbr: str,
     then derives the abbr from type and path).
     """
     for config in configs:
-        model = _entry(config.get("models"), model_abbr)
-        dataset = _entry(config.get("datasets"), dataset_abbr)
+        model = find_entry(config.get("models"), model_abbr)
+        dataset = find_entry(config.get("datasets"), dataset_abbr)
         if model is not None and dataset is not None:
             return model, dataset
     for config in configs:  # partial matches, newest config first
-        model = _entry(config.get("models"), model_abbr)
-        dataset = _entry(config.get("datasets"), dataset_abbr)
+        model = find_entry(config.get("models"), model_abbr)
+        dataset = find_entry(config.get("datasets"), dataset_abbr)
         if model is not None or dataset is not None:
             return model, dataset
     return None, None
-
-
-def _entry(entries: object, abbr: str) -> Mapping | None:
-    if not isinstance(entries, list):
-        return None
-    entries = [entry for entry in entries if isinstance(entry, Mapping)]
-    for entry in entries:
-        if entry.get("abbr") == abbr:
-            return entry
-    if len(entries) == 1 and "abbr" not in entries[0]:
-        return entries[0]
-    return None

@@ -1,0 +1,213 @@
+"""Re-judge a finished OpenCompass run with another judge, without generating again.
+
+Given a run (``outputs/<timestamp>``), one model's predictions folder
+(``.../predictions/<model_abbr>``) or one predictions file, this finds in the
+run's own saved config the model and dataset entries that produced each
+predictions file, swaps in a :class:`~gpassk_opencompass.evaluator.GPassKEvaluator`
+with the new judge, and runs OpenCompass's own evaluation task
+(``OpenICLEvalTask``) on the saved predictions. The output is an OpenCompass
+run directory of its own (``configs/``, ``predictions/`` linked to the
+originals, ``results/``) that ``gpassk leaderboard`` reads like any other.
+
+The dataset must be loadable as it was for the original run (same
+``COMPASS_DATA_CACHE`` or ``DATASET_SOURCE``): the evaluator needs its
+questions, references and split/language columns.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpassk_opencompass.opencompass_runs import (
+    find_entry,
+    load_saved_config,
+    prediction_parts,
+    saved_config_paths,
+)
+
+
+@dataclass(frozen=True)
+class RejudgeTarget:
+    """One model x dataset of a finished run, with the config entries that produced it."""
+
+    run_dir: Path
+    model_abbr: str
+    dataset_abbr: str
+    model_cfg: dict
+    dataset_cfg: dict
+    config_path: Path
+
+
+def is_opencompass_predictions(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is an OpenCompass run, predictions folder or predictions file (not a JSONL).
+
+    >>> is_opencompass_predictions("generations.jsonl")
+    False
+    """
+    path = Path(path)
+    if path.is_dir():
+        return (path / "predictions").is_dir() or path.parent.name == "predictions" or path.name == "predictions"
+    return path.suffix == ".json" and path.parent.parent.name == "predictions"
+
+
+def find_targets(path: str | os.PathLike) -> list[RejudgeTarget]:
+    """Every model x dataset with predictions under ``path`` (a run, a predictions folder or file).
+
+    Raises:
+        ValueError: the path is not part of an OpenCompass run, the run has no
+            saved config, or no predictions match its config.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"{str(path)!r} does not exist")
+    if path.is_file():
+        run_dir, models, wanted_file = path.parent.parent.parent, [path.parent.name], path
+    elif (path / "predictions").is_dir():
+        run_dir, models, wanted_file = path, None, None
+    elif path.name == "predictions":
+        run_dir, models, wanted_file = path.parent, None, None
+    elif path.parent.name == "predictions":
+        run_dir, models, wanted_file = path.parent.parent, [path.name], None
+    else:
+        raise ValueError(f"{str(path)!r} is not an OpenCompass run (outputs/<timestamp>), its predictions/ "
+                         "folder, a predictions/<model_abbr> folder or a predictions file")
+    configs = saved_config_paths(run_dir)
+    if not configs:
+        raise ValueError(f"{run_dir} has no saved config (configs/*.py): cannot tell how its predictions were made")
+    config_path = configs[0]
+    try:
+        config = load_saved_config(config_path)
+    except Exception as error:  # noqa: BLE001 - a user's file: say which and why
+        raise ValueError(f"cannot read the saved config {config_path}: {type(error).__name__}: {error}") from None
+    model_dirs = models if models is not None else sorted(
+        folder.name for folder in (run_dir / "predictions").iterdir() if folder.is_dir())
+    targets = []
+    for model_abbr in model_dirs:
+        for model_cfg, dataset_cfg in _pairs(config, model_abbr):
+            dataset_abbr = _abbr(dataset_cfg, "dataset")
+            parts = prediction_parts(run_dir, model_abbr, dataset_abbr)
+            if not parts or (wanted_file is not None and wanted_file.resolve() not in
+                             [part.resolve() for part in parts]):
+                continue
+            targets.append(RejudgeTarget(run_dir, model_abbr, dataset_abbr, copy.deepcopy(model_cfg),
+                                         copy.deepcopy(dataset_cfg), config_path))
+    if not targets:
+        raise ValueError(f"no predictions under {path} match a model and dataset of {config_path}")
+    return targets
+
+
+def _pairs(config: Mapping, model_abbr: str) -> list[tuple[dict, dict]]:
+    """(model, dataset) entries of the config that OpenCompass ran for this model."""
+    combinations = config.get("model_dataset_combinations") or [
+        {"models": config.get("models", []), "datasets": config.get("datasets", [])}]
+    pairs = []
+    for combination in combinations:
+        model_cfg = next((model for model in combination.get("models", [])
+                          if _abbr(model, "model") == model_abbr), None)
+        if model_cfg is not None:
+            pairs += [(model_cfg, dataset_cfg) for dataset_cfg in combination.get("datasets", [])]
+    return pairs
+
+
+def _abbr(cfg: Mapping, kind: str) -> str:
+    from opencompass.utils import dataset_abbr_from_cfg, model_abbr_from_cfg
+
+    return model_abbr_from_cfg(cfg) if kind == "model" else dataset_abbr_from_cfg(cfg)
+
+
+def with_judge(dataset_cfg: Mapping, evaluator: Mapping, ks: Sequence[int] | None = None) -> dict:
+    """The dataset entry scored by GPassKEvaluator with these keywords (and k, when given).
+
+    GPassKEvaluator keywords of the original evaluator are kept (benchmark,
+    question column, subsets, ...); ``evaluator`` overrides them.
+    """
+    import inspect
+
+    from opencompass.registry import ICL_EVALUATORS
+
+    from gpassk_opencompass.evaluator import GPassKEvaluator
+
+    dataset_cfg = copy.deepcopy(dict(dataset_cfg))
+    eval_cfg = dict(dataset_cfg.get("eval_cfg") or {})
+    original = dict(eval_cfg.get("evaluator") or {})
+    original_type = original.pop("type", None)
+    if isinstance(original_type, str):
+        original_type = ICL_EVALUATORS.get(original_type)
+    if not (isinstance(original_type, type) and issubclass(original_type, GPassKEvaluator)):
+        accepted = inspect.signature(GPassKEvaluator).parameters
+        original = {key: value for key, value in original.items() if key in accepted}
+    eval_cfg["evaluator"] = {**original, **evaluator, "type": GPassKEvaluator}
+    dataset_cfg["eval_cfg"] = eval_cfg
+    if ks is not None:
+        dataset_cfg["k"] = list(ks)
+    return dataset_cfg
+
+
+def rejudge(targets: Sequence[RejudgeTarget], output_dir: str | os.PathLike, evaluator: Mapping,
+            ks: Sequence[int] | None = None) -> list[Path]:
+    """Score every target with GPassKEvaluator(**evaluator) through OpenCompass's eval task.
+
+    Args:
+        targets: from :func:`find_targets`.
+        output_dir: the new run directory (created; predictions are linked,
+            not copied). Rerunning resumes: finished results are kept and the
+            judge cache of an unfinished one is reused.
+        evaluator: GPassKEvaluator keywords (judge, url, model_name, ...).
+        ks: replace the datasets' k (each must be <= n).
+
+    Returns:
+        The results files, one per target.
+    """
+    from mmengine.config import ConfigDict
+    from opencompass.tasks import OpenICLEvalTask
+
+    output_dir = Path(output_dir)
+    prepared = []
+    for target in targets:  # every check before the first judgment
+        dataset_cfg = with_judge(target.dataset_cfg, evaluator, ks)
+        n = dataset_cfg.get("n", 1)
+        if ks is not None and max(ks) > n:
+            raise ValueError(f"k must be <= n; got k={max(ks)} but {target.model_abbr} x {target.dataset_abbr} "
+                             f"has n={n} generations per question")
+        _instantiate_evaluator(dataset_cfg)
+        prepared.append((target, dataset_cfg))
+    for target, _ in prepared:
+        _link_predictions(target, output_dir)
+    results = []
+    for target, dataset_cfg in prepared:
+        configs = output_dir / "configs"
+        configs.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(target.config_path, configs / target.config_path.name)
+        task = OpenICLEvalTask(ConfigDict(models=[target.model_cfg], datasets=[[dataset_cfg]],
+                                          work_dir=str(output_dir),
+                                          eval=dict(runner=dict(task=dict(dump_details=True)))))
+        task.run()
+        result = output_dir / "results" / target.model_abbr / f"{target.dataset_abbr}.json"
+        if not result.is_file():
+            raise RuntimeError(f"OpenCompass's eval task wrote no {result}")
+        results.append(result)
+    return results
+
+
+def _instantiate_evaluator(dataset_cfg: Mapping) -> None:
+    """Build the evaluator once now so a bad judge setting fails before anything runs."""
+    from gpassk_opencompass.evaluator import GPassKEvaluator
+
+    keywords = {key: value for key, value in dataset_cfg["eval_cfg"]["evaluator"].items() if key != "type"}
+    GPassKEvaluator(**keywords)
+
+
+def _link_predictions(target: RejudgeTarget, output_dir: Path) -> None:
+    link = output_dir / "predictions" / target.model_abbr
+    source = (target.run_dir / "predictions" / target.model_abbr).resolve()
+    if link.is_symlink() or link.exists():
+        if link.resolve() != source:
+            raise ValueError(f"{link} already holds other predictions; choose another output directory")
+        return
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(source, target_is_directory=True)

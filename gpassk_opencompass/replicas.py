@@ -1,0 +1,70 @@
+"""OpenCompass's replica layout: n copies of a dataset, one after the other.
+
+For G-Pass@k a dataset of M questions is repeated n times
+(``concatenate_datasets([dataset] * n)``), so the generation of replica ``r``
+for question ``q`` sits at row ``r * M + q``. These pure functions check that
+layout and regroup flat per-row lists into per-question lists, before any
+judging happens.
+
+>>> by_question([10, 11, 12, 20, 21, 22], n=2)
+[[10, 20], [11, 21], [12, 22]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def question_count(rows: int, n: int) -> int:
+    """The number of questions M in ``rows = M * n`` rows; a clear error otherwise.
+
+    >>> question_count(96, 48)
+    2
+    >>> question_count(95, 48)
+    Traceback (most recent call last):
+    ...
+    ValueError: 95 predictions cannot be n=48 replicas of one dataset (95 is not a multiple of 48)
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n (generations per question) must be a positive integer; got n={n!r}")
+    if rows == 0:
+        raise ValueError("there are no predictions to evaluate")
+    if rows % n:
+        raise ValueError(f"{rows} predictions cannot be n={n} replicas of one dataset "
+                         f"({rows} is not a multiple of {n})")
+    return rows // n
+
+
+def by_question(rows: Sequence[T], n: int) -> list[list[T]]:
+    """Regroup replica-major rows into one list of ``n`` values per question."""
+    questions = question_count(len(rows), n)
+    return [[rows[replica * questions + question] for replica in range(n)] for question in range(questions)]
+
+
+def check_replicas_align(keys: Sequence[Hashable], n: int, what: str = "question") -> None:
+    """Every replica must hold the same questions in the same order.
+
+    Args:
+        keys: one identifying key per row (e.g. ``(subdivision, idx)`` or the
+            question text).
+        n: the number of replicas.
+        what: how to name a key in the error.
+
+    >>> check_replicas_align(["a", "b", "a", "b"], 2)
+    >>> check_replicas_align(["a", "b", "b", "a"], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: replica 1 does not repeat replica 0: row 2 has question 'b' where row 0 has 'a'; the dataset must be n=2 copies of the same questions in the same order
+    """
+    questions = question_count(len(keys), n)
+    for replica in range(1, n):
+        for question in range(questions):
+            row = replica * questions + question
+            if keys[row] != keys[question]:
+                raise ValueError(
+                    f"replica {replica} does not repeat replica 0: row {row} has {what} {keys[row]!r} "
+                    f"where row {question} has {keys[question]!r}; the dataset must be n={n} copies "
+                    "of the same questions in the same order")

@@ -1,0 +1,218 @@
+"""GPassKEvaluator called the way OpenCompass calls it, on a real OpenCompass dataset."""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+import pytest
+from datasets import Dataset
+from opencompass.datasets.base import BaseDataset
+from opencompass.openicl.icl_evaluator import BaseEvaluator
+
+from gpassk_opencompass import GPassKEvaluator
+from loopback_openai import last_user_message
+
+# Six questions: (split, language, how many of the n = 8 generations are right)
+QUESTIONS = [("CNMO", "en", 8), ("CNMO", "cn", 5), ("AMC", "en", 0), ("AMC", "cn", 3),
+             ("AMC", "en", 1), ("CNMO", "en", 7)]
+N = 8
+KS = [2, 4, 8]
+
+
+class TinyDataset(BaseDataset):
+    """A real OpenCompass dataset: BaseDataset adds subdivision/idx and repeats it n times."""
+
+    @staticmethod
+    def load(**kwargs):
+        return Dataset.from_list([
+            {"question": f"What is {q} + {q}?", "answer": str(2 * q), "split": split, "language": language}
+            for q, (split, language, _) in enumerate(QUESTIONS)])
+
+
+def make_dataset():
+    return TinyDataset(reader_cfg=dict(input_columns=["question"], output_column="answer"), k=KS, n=N,
+                       abbr="tiny").test
+
+
+def make_predictions(dataset):
+    """Replica r of question q is right iff r < its count; wrong answers are -1."""
+    questions = len(QUESTIONS)
+    predictions = []
+    for row in range(len(dataset)):
+        replica, q = divmod(row, questions)
+        right = replica < QUESTIONS[q][2]
+        answer = 2 * q if right else -1
+        predictions.append(f"Let me think step by step (draft {replica}).\nSo the answer is $\\boxed{{{answer}}}$.")
+    return predictions
+
+
+def exact_g_pass(n, c, k, tau):
+    m = max(math.ceil(Fraction(tau) * k), 1)
+    return sum(Fraction(math.comb(c, j) * math.comb(n - c, k - j), math.comb(n, k)) for j in range(m, k + 1))
+
+
+def exact_mean(counts, k, tau, n=N):
+    return float(sum(exact_g_pass(n, c, k, tau) for c in counts) / len(counts) * 100)
+
+
+def run(evaluator, dataset=None, predictions=None, k=KS, n=N):
+    dataset = dataset if dataset is not None else make_dataset()
+    predictions = predictions if predictions is not None else make_predictions(dataset)
+    return evaluator.evaluate(k, n, dataset, predictions=predictions, references=dataset["answer"],
+                              test_set=dataset)
+
+
+def check_against_exact(results, counts):
+    for k in KS:
+        for tau in ("0", "0.25", "0.5", "0.75", "1"):
+            assert results[f"G-Pass@{k}_{float(tau)}"] == pytest.approx(exact_mean(counts, k, tau), abs=1e-9)
+    assert results[f"accuracy ({N} runs average)"] == pytest.approx(100 * sum(counts) / (N * len(counts)))
+
+
+def test_rule_judge_gives_exact_metrics_overall_and_per_subset():
+    results = run(GPassKEvaluator(judge="rule", benchmark="LiveMathBench-202412"))
+    counts = [c for _, _, c in QUESTIONS]
+    check_against_exact(results, counts)
+    by_split = {"CNMO": [8, 5, 7], "AMC": [0, 3, 1]}
+    by_language = {"en": [8, 0, 1, 7], "cn": [5, 3]}
+    for label, subset in {**by_split, **by_language, "CNMO_en": [8, 7], "AMC_cn": [3]}.items():
+        assert results[f"{label}/G-Pass@4_0.5"] == pytest.approx(exact_mean(subset, 4, "0.5"), abs=1e-9), label
+    assert "CNMO_cn/mG-Pass@8" in results and "AMC_en/G-Pass@2_1.0" in results
+    info = results["gpassk"]
+    assert info["benchmark"] == "LiveMathBench-202412" and info["n"] == N and info["k"] == KS
+    assert info["judge"] == "rule" and info["questions"] == len(QUESTIONS)
+    assert info["identical_replicas_share"] == 0.0
+    uncertainty = info["uncertainty"]["G-Pass@8_0.75"]
+    assert uncertainty["ci_low"] <= results["G-Pass@8_0.75"] <= uncertainty["ci_high"]
+    details = results["details"]
+    assert [detail["c"] for detail in details] == counts
+    assert details[1]["id"] == "tiny/1" and details[1]["split"] == "CNMO" and details[1]["language"] == "cn"
+    assert [verdict["extracted"] for verdict in details[2]["verdicts"]] == ["-1"] * N
+    assert [verdict["correct"] for verdict in details[2]["verdicts"]] == [False] * N
+    json.dumps(results)  # OpenCompass dumps it as JSON
+
+
+def test_agrees_with_opencompass_base_evaluator_on_the_same_verdicts():
+    """OpenCompass's own BaseEvaluator.evaluate path, fed the same correctness, gives the same numbers."""
+    dataset = make_dataset()
+    predictions = make_predictions(dataset)
+    ours = run(GPassKEvaluator(judge="rule"), dataset, predictions)
+
+    class ExactMatch(BaseEvaluator):
+        def score(self, predictions, references):
+            details = [{"pred": p, "correct": p.endswith(f"\\boxed{{{r}}}$.")} for p, r in zip(predictions, references)]
+            return {"accuracy": 100 * sum(d["correct"] for d in details) / len(details), "details": details}
+
+    theirs = ExactMatch().evaluate(KS, N, dataset, predictions=predictions, references=dataset["answer"])
+    compared = [key for key in theirs if key.startswith(("G-Pass@", "mG-Pass@"))]
+    assert len(compared) == 18
+    for key in compared:
+        assert ours[key] == pytest.approx(theirs[key], abs=1e-9), key
+    assert ours[f"accuracy ({N} runs average)"] == pytest.approx(theirs[f"accuracy ({N} runs average)"])
+
+
+def test_llm_judge_is_asked_once_per_distinct_answer(loopback_openai):
+    def judge(body):  # wrong answers are -1, which no question or reference contains
+        return "Different. \\boxed{no}" if "-1" in last_user_message(body) else "Equivalent. \\boxed{yes}"
+
+    server = loopback_openai(judge)
+    evaluator = GPassKEvaluator(model_name="loopback-model", url=server.url)
+    results = run(evaluator)
+    check_against_exact(results, [c for _, _, c in QUESTIONS])
+    distinct = sum((c > 0) + (c < N) for _, _, c in QUESTIONS)  # right and wrong answers per question
+    assert len(server.requests) == distinct
+    assert all(request["temperature"] == 0 for request in server.requests)
+    info = results["gpassk"]
+    assert info["judge"] == "llm" and info["prompt_version"]
+    assert info["judge_stats"]["requests"] == distinct
+
+
+def test_greedy_run_reports_accuracy_only():
+    dataset = TinyDataset(reader_cfg=dict(input_columns=["question"], output_column="answer"), k=1, n=1,
+                          abbr="tiny").test
+    predictions = [f"\\boxed{{{2 * q if c >= 4 else 0}}}" for q, (_, _, c) in enumerate(QUESTIONS)]
+    results = run(GPassKEvaluator(judge="rule"), dataset, predictions, k=1, n=1)
+    assert results["accuracy"] == pytest.approx(100 * 3 / 6)
+    assert not any(key.startswith(("G-Pass", "mG-Pass")) or "/G-Pass" in key for key in results)
+    assert results["en/accuracy"] == pytest.approx(50.0)
+
+
+def test_identical_replicas_are_reported(loguru_messages):
+    dataset = make_dataset()
+    same = ["\\boxed{0}"] * len(dataset)
+    results = run(GPassKEvaluator(judge="rule"), dataset, same)
+    assert results["gpassk"]["identical_replicas_share"] == 1.0
+    assert any("byte-identical generations" in message for message in loguru_messages)
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(k=[4, 16]), "dataset k must be integers with 1 <= k <= n=8; got k=16"),
+    (dict(n=5, k=[2, 4]), "48 predictions cannot be n=5 replicas"),
+    (dict(drop_prediction=True), "predictions (47), references (48) and dataset rows (48)"),
+    (dict(shuffle=True), "replica 1 does not repeat replica 0"),
+    (dict(evaluator=dict(question_column="problem")), "question_column='problem' is not a dataset column"),
+    (dict(evaluator=dict(subset_columns=["difficulty"])), "subset column 'difficulty' is not a dataset column"),
+    (dict(none_prediction=True), "prediction 3 is a NoneType"),
+])
+def test_bad_input_fails_before_any_judge_request(loopback_openai, change, message):
+    server = loopback_openai(lambda body: "\\boxed{yes}")
+    dataset = make_dataset()
+    predictions = make_predictions(dataset)
+    if change.get("drop_prediction"):
+        predictions = predictions[:-1]
+    if change.get("none_prediction"):
+        predictions[3] = None
+    if change.get("shuffle"):
+        order = list(range(len(dataset)))
+        order[6], order[7] = order[7], order[6]
+        dataset = dataset.select(order)
+    evaluator = GPassKEvaluator(model_name="loopback-model", url=server.url, **change.get("evaluator", {}))
+    with pytest.raises(ValueError) as error:
+        run(evaluator, dataset, predictions, k=change.get("k", KS), n=change.get("n", N))
+    assert message in str(error.value)
+    assert server.requests == []
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(judge="lmm"), "unknown judge kind 'lmm'"),
+    (dict(judge="llm"), "needs at least one judge URL"),
+    (dict(url="localhost:8000"), "is not an http(s) URL"),
+    (dict(thresholds=[0.5, 1.2]), "tau must be in [0, 1]; got tau=1.2"),
+    (dict(benchmark="AIME2052"), "did you mean 'AIME2025'"),
+    (dict(language="fr"), "language must be 'en' or 'cn'"),
+    (dict(use_extract_model=True), "use_extract_model=True"),
+    (dict(concurrency=0), "concurrency must be an integer >= 1"),
+])
+def test_bad_configuration_fails_at_construction(kwargs, message):
+    with pytest.raises(ValueError) as error:
+        GPassKEvaluator(**kwargs)
+    assert message in str(error.value)
+
+
+def test_livemathbench_evaluator_keywords_are_accepted(loopback_openai):
+    """Configs that do evaluator.update(dict(model_name=..., url=[...])) keep working."""
+    server = loopback_openai(lambda body: "\\boxed{yes}")
+    evaluator = GPassKEvaluator(model_name="Qwen2.5-72B-Instruct", url=[server.url], use_extract_model=False,
+                                extract_url=[], extract_model_name="")
+    assert evaluator.judge_settings.kind == "llm"
+    assert evaluator.judge_settings.urls == (server.url,)
+
+
+def test_a_rerun_in_the_same_output_dir_reuses_every_verdict(loopback_openai, tmp_path):
+    """OpenCompass reruns an unfinished evaluation in the same results dir: nothing is asked twice."""
+    server = loopback_openai(lambda body: "\\boxed{no}" if "-1" in last_user_message(body) else "\\boxed{yes}")
+    first = GPassKEvaluator(model_name="loopback-model", url=server.url)
+    first._out_dir = str(tmp_path / "results" / "model" / "dataset")
+    results = run(first)
+    asked = len(server.requests)
+    assert asked > 0 and (tmp_path / "results" / "model" / "dataset" / "judge_cache.jsonl").exists()
+
+    second = GPassKEvaluator(model_name="loopback-model", url=server.url)
+    second._out_dir = first._out_dir
+    again = run(second)
+    assert len(server.requests) == asked
+    assert again["gpassk"]["judge_stats"]["cached"] == again["gpassk"]["judge_stats"]["unique"]
+    assert {key: value for key, value in again.items() if key not in ("gpassk", "details")} == \
+        {key: value for key, value in results.items() if key not in ("gpassk", "details")}

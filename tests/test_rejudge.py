@@ -1,0 +1,79 @@
+"""``gpassk score`` on a finished OpenCompass run: its saved predictions judged again, no generation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gpassk_opencompass.cli import main
+from opencompass_e2e import read_result, scripted_judge
+
+
+@pytest.fixture
+def data_env(tiny_opencompass_run, monkeypatch):
+    """The dataset must load as it did for the original run."""
+    monkeypatch.setenv("COMPASS_DATA_CACHE", str(tiny_opencompass_run.data_root))
+    monkeypatch.delenv("DATASET_SOURCE", raising=False)
+    return tiny_opencompass_run
+
+
+def test_rule_judged_run_rejudged_by_an_llm_gives_the_same_numbers(data_env, loopback_openai, tmp_path, capsys):
+    run = data_env
+    judge = loopback_openai(scripted_judge, model_name="judge")
+    output = tmp_path / "rejudged"
+    part = sorted((run.run_dir / "predictions" / "strong_t0-7").glob("tiny_rule*.json"))[0]
+    assert main(["score", str(part), "--judge-url", judge.url, "--judge-model", "judge", "--output", str(output),
+                 "--quiet"]) == 0
+    original = read_result(run.run_dir, "strong_t0-7", "tiny_rule")
+    again = json.loads((output / "results" / "strong_t0-7" / "tiny_rule.json").read_text())
+    metric_keys = [key for key in original if key not in ("gpassk", "details")]
+    assert len(metric_keys) > 20
+    for key in metric_keys:
+        assert again[key] == pytest.approx(original[key], abs=1e-9), key
+    assert again["gpassk"]["judge"] == "llm" and again["gpassk"]["judge_model"] == "judge"
+    distinct = sum((q.correct["strong"] > 0) + (q.correct["strong"] < 8) for q in run.questions)
+    assert len(judge.requests) == distinct
+    assert list((output / "configs").glob("*.py")), "the re-judged run carries its config for the leaderboard"
+    printed = capsys.readouterr().out
+    assert "== strong_t0-7 x tiny_rule" in printed and "llm judge" in printed
+
+    # the same command again: the result exists, nothing is asked
+    assert main(["score", str(part), "--judge-url", judge.url, "--judge-model", "judge", "--output", str(output),
+                 "--quiet"]) == 0
+    assert len(judge.requests) == distinct
+
+
+def test_a_whole_run_with_a_new_k(data_env, tmp_path):
+    run = data_env
+    output = tmp_path / "rejudged"
+    assert main(["score", str(run.run_dir / "predictions" / "weak_t0-7"), "--judge", "rule", "--k", "2",
+                 "--thresholds", "0.5", "--output", str(output), "--quiet"]) == 0
+    for dataset in ("tiny_rule", "tiny_llm"):
+        result = json.loads((output / "results" / "weak_t0-7" / f"{dataset}.json").read_text())
+        original = read_result(run.run_dir, "weak_t0-7", dataset)
+        assert result["gpassk"]["k"] == [2] and result["gpassk"]["thresholds"] == [0.5]
+        assert set(key for key in result if key.startswith("G-Pass@")) == {"G-Pass@2_0.5"}
+        assert result["accuracy (8 runs average)"] == pytest.approx(original["accuracy (8 runs average)"])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--judge", "llm"], "needs at least one judge URL"),
+    (["--judge-url", "localhost:1/v1", "--judge-model", "m"], "is not an http(s) URL"),
+    (["--k", "16"], "k must be"),
+    (["--cache", "x.jsonl"], "--cache/--no-cache apply to JSONL input"),
+])
+def test_bad_options_fail_before_anything_is_judged(data_env, tmp_path, capsys, argv, message):
+    output = tmp_path / "never"
+    code = main(["score", str(data_env.run_dir), "--output", str(output), *argv])
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not (output / "results").exists()
+
+
+def test_not_an_opencompass_run(tmp_path, capsys):
+    folder = tmp_path / "predictions" / "model"
+    folder.mkdir(parents=True)
+    (folder / "data.json").write_text("{}")
+    assert main(["score", str(folder / "data.json")]) == 2
+    assert "has no saved config" in capsys.readouterr().err
