@@ -166,7 +166,8 @@ async def _check_endpoint(client, url: str, settings: JudgeSettings) -> None:
     import openai
 
     try:
-        page = await client.models.list(timeout=min(settings.request_timeout, 30.0))
+        # one request per URL before judging: give a busy server time even when request_timeout is short
+        page = await client.models.list(timeout=min(max(settings.request_timeout, 10.0), 30.0))
     except openai.NotFoundError:
         logger.debug("judge server {} has no model list; not checking the model name", url)
         return
