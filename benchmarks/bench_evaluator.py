@@ -29,20 +29,20 @@ import argparse
 import contextlib
 import importlib
 import io
-import math
 import pathlib
 import random
 import subprocess
 import sys
 import tempfile
 import time
-from fractions import Fraction
 
 from datasets import Dataset
 from loguru import logger
 from opencompass.datasets.base import BaseDataset
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from exact import exact_mean  # noqa: E402  (the tests' exact oracle: Fraction + math.comb)
 MODEL = "loopback-model"
 WRONG = "99999"  # every scripted wrong answer starts with it; no reference does
 KS = [4, 8, 16]
@@ -83,17 +83,6 @@ def make_job(questions: int, n: int, seed: int = 0):
             answer = q + 1 if right[q][replica] else f"{WRONG}{rng.randrange(4)}"
             predictions.append(f"Let me reason step by step ... so the final answer is $\\boxed{{{answer}}}$.")
     return dataset, predictions, [sum(row) for row in right]
-
-
-def exact(counts, n, k, tau=None):
-    """Exact mean G-Pass@k_tau (or mG-Pass@k when tau is None) x 100, by Fraction and math.comb."""
-    def tail(c, m):
-        return sum(Fraction(math.comb(c, j) * math.comb(n - c, k - j), math.comb(n, k)) for j in range(m, k + 1))
-    if tau is None:
-        values = [Fraction(2, k) * sum(tail(c, i) for i in range(math.ceil(k / 2) + 1, k + 1)) for c in counts]
-    else:
-        values = [tail(c, max(math.ceil(Fraction(tau) * k), 1)) for c in counts]
-    return float(100 * sum(values) / len(values))
 
 
 def run(evaluator, dataset, predictions, n):
@@ -139,7 +128,7 @@ def main() -> None:
     get_logger().setLevel("WARNING")  # OpenCompass logs a line per replica
 
     dataset, predictions, counts = make_job(args.questions, args.n)
-    truth = {key: exact(counts, args.n, 16, tau) for key, tau in
+    truth = {key: exact_mean(counts, args.n, 16, tau) for key, tau in
              (("G-Pass@16_0.5", "0.5"), ("G-Pass@16_1.0", "1"), ("mG-Pass@16", None))}
     print(f"job: {args.questions} questions x n={args.n} = {len(predictions)} generations, k={KS}, "
           f"judge at {args.latency * 1000:.0f} ms per reply (loopback, own process)")

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpassk_opencompass.opencompass_runs import (
-    find_entry,
     load_saved_config,
     prediction_parts,
     saved_config_paths,

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import os
 import random
 from dataclasses import dataclass
@@ -24,20 +23,9 @@ from pathlib import Path
 import mmengine
 from mmengine.config import Config
 
+from exact import exact_g_pass, exact_mg_pass
+
 THRESHOLDS = (0.0, 0.25, 0.5, 0.75, 1.0)
-
-
-def g_pass(n: int, c: int, k: int, tau: Fraction) -> Fraction:
-    """P(X >= max(ceil(tau k), 1)), X ~ Hypergeometric(n, c, k), exactly."""
-    m = max(math.ceil(tau * k), 1)
-    return sum((Fraction(math.comb(c, j) * math.comb(n - c, k - j), math.comb(n, k))
-                for j in range(m, min(c, k) + 1)), Fraction(0))
-
-
-def mg_pass(n: int, c: int, k: int) -> Fraction:
-    """(2/k) sum_{i=ceil(k/2)+1}^{k} P(X >= i), the paper's formula, exactly."""
-    low = math.ceil(Fraction(k, 2)) + 1
-    return Fraction(2, k) * sum((g_pass(n, c, k, Fraction(i, k)) for i in range(low, k + 1)), Fraction(0))
 
 
 def exact_results(counts: list[int], n: int, ks: tuple[int, ...], thresholds=THRESHOLDS) -> dict:
@@ -45,10 +33,10 @@ def exact_results(counts: list[int], n: int, ks: tuple[int, ...], thresholds=THR
     results: dict = {}
     for k in ks:
         for tau in thresholds:
-            mean = sum(g_pass(n, c, k, Fraction(tau).limit_denominator(1000)) for c in counts) / len(counts)
+            mean = sum(exact_g_pass(n, c, k, Fraction(tau).limit_denominator(1000)) for c in counts) / len(counts)
             results[f"G-Pass@{k}_{float(tau)}"] = float(mean * 100)
     for k in ks:
-        results[f"mG-Pass@{k}"] = float(sum(mg_pass(n, c, k) for c in counts) / len(counts) * 100)
+        results[f"mG-Pass@{k}"] = float(sum(exact_mg_pass(n, c, k) for c in counts) / len(counts) * 100)
     accuracy = float(Fraction(sum(counts), n * len(counts)) * 100)
     results["accuracy" if n == 1 else f"accuracy ({n} runs average)"] = accuracy
     return results

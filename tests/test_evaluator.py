@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
-from fractions import Fraction
 
 import pytest
 from datasets import Dataset
@@ -12,6 +10,7 @@ from opencompass.datasets.base import BaseDataset
 from opencompass.openicl.icl_evaluator import BaseEvaluator
 
 from gpassk_opencompass import GPassKEvaluator
+from exact import exact_mean
 from loopback_openai import last_user_message
 
 # Six questions: (split, language, how many of the n = 8 generations are right)
@@ -48,15 +47,6 @@ def make_predictions(dataset):
     return predictions
 
 
-def exact_g_pass(n, c, k, tau):
-    m = max(math.ceil(Fraction(tau) * k), 1)
-    return sum(Fraction(math.comb(c, j) * math.comb(n - c, k - j), math.comb(n, k)) for j in range(m, k + 1))
-
-
-def exact_mean(counts, k, tau, n=N):
-    return float(sum(exact_g_pass(n, c, k, tau) for c in counts) / len(counts) * 100)
-
-
 def run(evaluator, dataset=None, predictions=None, k=KS, n=N):
     dataset = dataset if dataset is not None else make_dataset()
     predictions = predictions if predictions is not None else make_predictions(dataset)
@@ -67,7 +57,7 @@ def run(evaluator, dataset=None, predictions=None, k=KS, n=N):
 def check_against_exact(results, counts):
     for k in KS:
         for tau in ("0", "0.25", "0.5", "0.75", "1"):
-            assert results[f"G-Pass@{k}_{float(tau)}"] == pytest.approx(exact_mean(counts, k, tau), abs=1e-9)
+            assert results[f"G-Pass@{k}_{float(tau)}"] == pytest.approx(exact_mean(counts, N, k, tau), abs=1e-9)
     assert results[f"accuracy ({N} runs average)"] == pytest.approx(100 * sum(counts) / (N * len(counts)))
 
 
@@ -78,7 +68,7 @@ def test_rule_judge_gives_exact_metrics_overall_and_per_subset():
     by_split = {"CNMO": [8, 5, 7], "AMC": [0, 3, 1]}
     by_language = {"en": [8, 0, 1, 7], "cn": [5, 3]}
     for label, subset in {**by_split, **by_language, "CNMO_en": [8, 7], "AMC_cn": [3]}.items():
-        assert results[f"{label}/G-Pass@4_0.5"] == pytest.approx(exact_mean(subset, 4, "0.5"), abs=1e-9), label
+        assert results[f"{label}/G-Pass@4_0.5"] == pytest.approx(exact_mean(subset, N, 4, "0.5"), abs=1e-9), label
     assert "CNMO_cn/mG-Pass@8" in results and "AMC_en/G-Pass@2_1.0" in results
     info = results["gpassk"]
     assert info["benchmark"] == "LiveMathBench-202412" and info["n"] == N and info["k"] == KS

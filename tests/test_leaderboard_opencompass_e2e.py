@@ -14,11 +14,11 @@ import json
 import math
 import os
 import shutil
-from fractions import Fraction
 
 from gpassk_opencompass.cli import main
 from gpassk_opencompass.leaderboard import build_leaderboard, collect_runs
-from leaderboard_workdirs import g_pass, mg_pass, read_results
+from exact import exact_mean
+from leaderboard_workdirs import read_results
 from opencompass_e2e import TINY_MODELS, TINY_N
 
 K = 8
@@ -28,10 +28,9 @@ METRICS = ["Greedy", "G-Pass@8-0.5", "G-Pass@8-0.75", "G-Pass@8-1.0", "mG-Pass@8
 def exact(model: str, benchmark: str) -> list[float | None]:
     """The leaderboard's columns for one model, from the scripted answers, exactly (x100)."""
     counts = TINY_MODELS[model]
-    mean = lambda values: float(sum(values, Fraction(0)) / len(values) * 100)  # noqa: E731
     greedy = 100 * sum(c > 0 for c in counts) / len(counts) if benchmark == "LiveMathBench-202412" else None
-    return [greedy, *(mean([g_pass(TINY_N, c, K, Fraction(tau)) for c in counts]) for tau in ("0.5", "0.75", "1")),
-            mean([mg_pass(TINY_N, c, K) for c in counts])]
+    return [greedy, *(exact_mean(counts, TINY_N, K, tau) for tau in ("0.5", "0.75", "1")),
+            exact_mean(counts, TINY_N, K)]
 
 
 def test_every_run_is_identified_from_opencompass_own_files(tiny_opencompass_run):

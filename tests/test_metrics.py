@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from exact import exact_g_pass, exact_integral, exact_m, exact_mg_pass  # the independent oracle
 from gpassk_opencompass.metrics import (
     DEFAULT_THRESHOLDS,
     g_pass_at_k,
@@ -20,41 +21,6 @@ from gpassk_opencompass.metrics import (
     summarize,
     summarize_uncertainty,
 )
-
-# ---------------------------------------------------------------- the oracle
-
-
-def exact_tail(n: int, c: int, k: int, m: int) -> Fraction:
-    """P(X >= m), X ~ Hypergeometric(n, c, k), as an exact rational."""
-    total = math.comb(n, k)
-    return sum((Fraction(math.comb(c, j) * math.comb(n - c, k - j), total)
-                for j in range(max(m, 0), k + 1)), Fraction(0))
-
-
-def exact_m(k: int, tau: Fraction) -> int:
-    """max(ceil(tau * k), 1) by integer arithmetic on the exact rational tau."""
-    product = tau * k
-    return max(-((-product.numerator) // product.denominator), 1)
-
-
-def exact_g_pass(n, c, k, tau: Fraction) -> Fraction:
-    return exact_tail(n, c, k, exact_m(k, tau))
-
-
-def exact_mg_pass(n, c, k) -> Fraction:
-    first = (k + 1) // 2 + 1  # ceil(k/2) + 1
-    return Fraction(2, k) * sum((exact_tail(n, c, k, i) for i in range(first, k + 1)), Fraction(0))
-
-
-def exact_integral(n, c, k) -> Fraction:
-    """2 * integral over tau in [1/2, 1] of the step function G-Pass@k_tau, interval by interval."""
-    area = Fraction(0)
-    for i in range(1, k + 1):  # on ((i-1)/k, i/k] the threshold is i
-        low, high = max(Fraction(i - 1, k), Fraction(1, 2)), Fraction(i, k)
-        if high > low:
-            area += (high - low) * exact_tail(n, c, k, i)
-    return 2 * area
-
 
 TOLERANCE = 1e-12
 

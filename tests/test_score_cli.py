@@ -16,7 +16,7 @@ from gpassk_opencompass.judges import PROMPT_VERSION
 from gpassk_opencompass.judges.cache import VerdictCache
 from loopback_judge import exact_match_judge, shown
 from loopback_openai import Fault
-from test_metrics import exact_g_pass, exact_mg_pass
+from exact import exact_g_pass, exact_mg_pass
 
 MODEL = "loopback-model"
 THRESHOLDS = ["0", "0.25", "0.5", "0.75", "1"]
