@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from generated_configs import generate_configs
 from loopback_openai import last_user_message
+from opencompass_e2e import read_predictions, run_opencompass
 from tiny_data import default_livemathbench
 
 from gpassk_opencompass.token_estimate import estimate_tokens
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("text, chars_per_token, expected", [
@@ -130,40 +124,24 @@ def test_generated_config_runs_inference_offline_through_opencompass(tmp_path, l
     server = loopback_openai(lambda body: f"The answer is \\boxed{{{len(last_user_message(body))}}}.")
     cache = tmp_path / "cache"
     files = default_livemathbench(cache, questions_per_file=1)
-    questions = 8  # 4 splits x 2 languages x 1
     configs = tmp_path / "configs"
-    generate = subprocess.run(
-        [sys.executable, str(REPO / "save_opencompass_configs.py"), "-tc",
-         str(REPO / "opencompass_config_templates" / "self_served.py"), "--output_dir", str(configs),
-         "--set", f"model_url={server.url}", "benchmarks=[LiveMathBench-202412]", "n=3", "k=[1,2,3]",
-         "greedy=False"],
-        capture_output=True, text=True, timeout=120)
-    assert generate.returncode == 0, generate.stderr
-    (run,) = json.loads((configs / "manifest.json").read_text())["runs"]
+    (run,) = generate_configs("self_served.py", configs, f"model_url={server.url}", "benchmarks=[LiveMathBench-202412]",
+                              "n=3", "k=[1,2,3]", "greedy=False")
 
-    tiktoken_cache = tmp_path / "tiktoken-cache"
-    tiktoken_cache.mkdir()
-    env = {key: value for key, value in os.environ.items() if key not in ("OPENAI_API_KEY", "DATASET_SOURCE")}
-    env.update(COMPASS_DATA_CACHE=str(cache), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-               HF_DATASETS_OFFLINE="1", TIKTOKEN_CACHE_DIR=str(tiktoken_cache), HOME=str(tmp_path / "home"))
-    workdir = tmp_path / "work"
+    workdir = tmp_path / "outputs"
     workdir.mkdir()
-    result = subprocess.run([sys.executable, "-m", "opencompass.cli.main", str(configs / run["file"]), "-m", "infer",
-                             "-w", "outputs", "--debug"], cwd=workdir, env=env, capture_output=True, text=True,
-                            timeout=300)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    # offline: HF_HUB_OFFLINE=1 and TIKTOKEN_CACHE_DIR=<workdir>/no-tiktoken, which a fetch would create
+    run_dir = run_opencompass(configs / run["file"], workdir, cache, "-m", "infer", "--debug")
+    assert not (workdir / "no-tiktoken").exists()
 
-    (predictions_file,) = workdir.glob(f"outputs/*/predictions/{run['model_abbr']}/{run['dataset_abbr']}.json")
-    predictions = json.loads(predictions_file.read_text(encoding="utf-8"))
-    assert len(predictions) == questions * 3 == len(server.requests)
+    predictions = read_predictions(run_dir, run["model_abbr"], run["dataset_abbr"])
+    questions = [q for (split, _), rows in files.items() if split != "hard" for q, _ in rows]  # 4 splits x 2
+    assert len(predictions) == len(questions) * 3 == len(server.requests)
     prompts = [last_user_message(body) for body in server.requests]
-    expected_prompts = {f"{q}" for rows in files.values() for q, _ in rows}
-    assert {next(q for q in expected_prompts if q in prompt) for prompt in prompts} == {
-        q for (split, _), rows in files.items() if split != "hard" for q, _ in rows}
-    assert all(prompts.count(prompt) == 3 for prompt in prompts)  # n = 3 replicas of each question
-    for entry in predictions.values():
-        assert entry["prediction"] == f"The answer is \\boxed{{{len(entry['origin_prompt'][0]['prompt'])}}}."
+    for question in questions:  # n = 3 requests for every question
+        assert sum(question in prompt for prompt in prompts) == 3
+    for record in predictions:
+        assert record["prediction"] == f"The answer is \\boxed{{{len(record['origin_prompt'][0]['prompt'])}}}."
     for body in server.requests:
         assert (body["temperature"], body["top_p"], body["top_k"], body["repetition_penalty"]) == (1.0, 0.8, 50, 1.0)
         assert "seed" not in body
-    assert list(tiktoken_cache.iterdir()) == []

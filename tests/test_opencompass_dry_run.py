@@ -9,19 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from generated_configs import generate_configs
 from tiny_data import default_livemathbench
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def nono1_configs(tmp_path_factory):
     out = tmp_path_factory.mktemp("configs")
-    result = subprocess.run([sys.executable, str(REPO / "save_opencompass_configs.py"), "--output_dir", str(out),
-                             "--set", "benchmarks=[LiveMathBench-202412]"],
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    return out, json.loads((out / "manifest.json").read_text())["runs"]
+    return out, generate_configs("nono1.py", out, "benchmarks=[LiveMathBench-202412]")
 
 
 def dry_run(config: Path, workdir: Path, cache: Path) -> subprocess.CompletedProcess:
