@@ -228,7 +228,9 @@ def test_killed_run_resumes_asking_only_the_missing_verdicts(loopback_openai, tm
                 "--cache", str(cache), "--output", str(output), "--quiet"]
 
     slow = loopback_openai(exact_match_judge, latency=0.1)
-    process = subprocess.Popen(command(slow), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A shell's background job ignores SIGINT and its children inherit that: give ours the default back.
+    process = subprocess.Popen(command(slow), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while len(slow.requests) < 12 and time.monotonic() < deadline:
         time.sleep(0.02)
