@@ -27,11 +27,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import io
 import pathlib
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,24 +41,10 @@ from opencompass.datasets.base import BaseDataset
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from exact import exact_mean  # noqa: E402  (the tests' exact oracle: Fraction + math.comb)
+from opencompass_side import livemathbench_evaluator, loopback_endpoint  # noqa: E402
 MODEL = "loopback-model"
 WRONG = "99999"  # every scripted wrong answer starts with it; no reference does
 KS = [4, 8, 16]
-
-
-@contextlib.contextmanager
-def judge_server(latency: float):
-    """The scripted judge in its own process (so it does not share our GIL); yields its URL."""
-    process = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "loopback_openai.py"), "--latency", str(latency),
-         "--reply", "The answers are equivalent.\n\\boxed{yes}",
-         "--reply-if", WRONG, "The examinee's answer is different.\n\\boxed{no}"],
-        stdout=subprocess.PIPE, text=True)
-    try:
-        yield process.stdout.readline().strip()
-    finally:
-        process.terminate()
-        process.wait()
 
 
 def make_job(questions: int, n: int, seed: int = 0):
@@ -96,24 +80,6 @@ def run(evaluator, dataset, predictions, n):
         return time.perf_counter() - start, results
 
 
-def opencompass_evaluator(url: str):
-    from opencompass.models import OpenAISDK
-
-    livemathbench = importlib.import_module("opencompass.datasets.livemathbench.livemathbench")
-
-    class NoTokenizerOpenAISDK(OpenAISDK):
-        """OpenAISDK with its tokenizer step disabled (it downloads tiktoken encodings)."""
-
-        def _init_tokenizer(self):
-            self.tokenizer, self.tokenizer_type = None, "length-estimate"
-
-        def get_token_len(self, prompt: str) -> int:
-            return len(prompt) // 4
-
-    livemathbench.OpenAISDK = NoTokenizerOpenAISDK  # what the evaluator builds its judge models from
-    return livemathbench.LiveMathBenchEvaluator(model_name=MODEL, url=[url])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=238)
@@ -132,10 +98,11 @@ def main() -> None:
              (("G-Pass@16_0.5", "0.5"), ("G-Pass@16_1.0", "1"), ("mG-Pass@16", None))}
     print(f"job: {args.questions} questions x n={args.n} = {len(predictions)} generations, k={KS}, "
           f"judge at {args.latency * 1000:.0f} ms per reply (loopback, own process)")
-    with judge_server(args.latency) as url:
+    with loopback_endpoint(args.latency, "The answers are equivalent.\n\\boxed{yes}",
+                           (WRONG, "The examinee's answer is different.\n\\boxed{no}")) as url:
         ours_seconds, ours = run(GPassKEvaluator(model_name=MODEL, url=url), dataset, predictions, args.n)
         print(f"ours done in {ours_seconds:.1f} s; now OpenCompass (about 0.5 s per judge request) ...", flush=True)
-        theirs_seconds, theirs = run(opencompass_evaluator(url), dataset, predictions, args.n)
+        theirs_seconds, theirs = run(livemathbench_evaluator(MODEL, url), dataset, predictions, args.n)
 
     stats = ours["gpassk"]["judge_stats"]
     print(f"\n{'':28}{'exact':>10}{'ours':>10}{'OpenCompass':>14}")

@@ -35,7 +35,6 @@ import io
 import os
 import pathlib
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,22 +43,10 @@ from loguru import logger
 
 from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items, rule_verdict
 from gpassk_opencompass.judges.workers import judge_by_rule
+from opencompass_side import livemathbench_evaluator, loopback_endpoint
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 REPLY = "The examinee's answer matches the standard answer. \\boxed{yes}"
 MODEL = "loopback-model"
-
-
-@contextlib.contextmanager
-def loopback_server(latency: float):
-    """The loopback server in its own process (so it does not share our GIL); yields its URL."""
-    process = subprocess.Popen([sys.executable, str(ROOT / "tests" / "loopback_openai.py"), "--reply", REPLY,
-                                "--latency", str(latency)], stdout=subprocess.PIPE, text=True)
-    try:
-        yield process.stdout.readline().strip()
-    finally:
-        process.terminate()
-        process.wait()
 
 
 def response(answer: str) -> str:
@@ -96,22 +83,7 @@ def time_ours(items: list[JudgeItem], url: str) -> tuple[float, object]:
 
 
 def time_opencompass(items: list[JudgeItem], url: str) -> float:
-    import importlib
-
-    livemathbench = importlib.import_module("opencompass.datasets.livemathbench.livemathbench")
-    from opencompass.models import OpenAISDK
-
-    class OfflineOpenAISDK(OpenAISDK):
-        """OpenAISDK with its tokenizer step disabled (it downloads tiktoken encodings)."""
-
-        def _init_tokenizer(self):
-            self.tokenizer, self.tokenizer_type = None, "length-estimate"
-
-        def get_token_len(self, prompt: str) -> int:
-            return len(prompt) // 4
-
-    livemathbench.OpenAISDK = OfflineOpenAISDK  # what the evaluator builds its judge models from
-    evaluator = livemathbench.LiveMathBenchEvaluator(model_name=MODEL, url=[url])
+    evaluator = livemathbench_evaluator(MODEL, url)
     with tempfile.TemporaryDirectory() as directory:
         evaluator._out_dir = directory
         test_set = {"question": [item.question for item in items],
@@ -155,7 +127,7 @@ def main() -> None:
 
     distinct = distinct_items(args.judgments)
     batch = livemathbench_items()
-    with loopback_server(args.latency) as url:
+    with loopback_endpoint(args.latency, REPLY) as url:
         print(f"endpoint: {url} (tests/loopback_openai.py, {args.latency * 1000:.0f} ms per reply, own process)")
         ours_distinct, report = time_ours(distinct, url)
         ours_batch, batch_report = time_ours(batch, url)
