@@ -47,3 +47,12 @@ def tiny_opencompass_run(tmp_path_factory):
     from opencompass_e2e import run_tiny_opencompass
 
     return run_tiny_opencompass(tmp_path_factory.mktemp("tiny_opencompass"))
+
+
+@pytest.fixture
+def compass_cache(tmp_path, monkeypatch):
+    """An empty ``COMPASS_DATA_CACHE``, a ``HOME`` without ``~/.cache/opencompass``, no ``DATASET_SOURCE``."""
+    monkeypatch.setenv("COMPASS_DATA_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("DATASET_SOURCE", raising=False)
+    return tmp_path / "cache"

@@ -24,6 +24,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import tiny_data
 from loopback_openai import last_user_message
 
 WRONG = "-1"  # every scripted wrong answer; no question or reference contains it
@@ -70,14 +71,10 @@ def tiny_livemathbench(models: dict[str, list[int]]) -> list[TinyQuestion]:
 
 def write_livemathbench(root: Path, questions: list[TinyQuestion], version: str = "202412") -> Path:
     """Write the questions as ``root/data/LiveMathBench/{version}/{split}_{language}.jsonl``; returns root."""
-    folder = root / "data" / "LiveMathBench" / version
-    folder.mkdir(parents=True, exist_ok=True)
     files = defaultdict(list)
     for question in questions:
-        files[f"{question.split}_{question.language}.jsonl"].append(
-            {"question": question.question, "answer": question.answer, "question_type": "问答"})
-    for name, rows in files.items():
-        (folder / name).write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+        files[(question.split, question.language)].append((question.question, question.answer))
+    tiny_data.write_livemathbench(root, version, dict(files), question_type="问答")
     return root
 
 

@@ -6,7 +6,7 @@ import copy
 import os
 
 import pytest
-from tiny_data import compass_cache, default_livemathbench, write_livemathbench  # noqa: F401 - compass_cache is a fixture
+from tiny_data import default_livemathbench, write_livemathbench
 
 from gpassk_opencompass.datasets.livemathbench import (
     PROMPT_CN,

@@ -8,7 +8,7 @@ import os
 
 import pytest
 from loguru import logger
-from tiny_data import compass_cache, write_aime2024, write_aime2025, write_math500  # noqa: F401 - compass_cache is a fixture
+from tiny_data import write_aime2024, write_aime2025, write_math500
 
 from gpassk_opencompass.datasets.aime import AIMEDataset
 from gpassk_opencompass.datasets.math500 import Math500Level5Dataset

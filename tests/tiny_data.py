@@ -10,19 +10,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
-
-@pytest.fixture
-def compass_cache(tmp_path, monkeypatch):
-    """An empty ``COMPASS_DATA_CACHE``, a ``HOME`` without ``~/.cache/opencompass``, no ``DATASET_SOURCE``.
-
-    Import it into a test module (``from tiny_data import compass_cache``) to use it.
-    """
-    monkeypatch.setenv("COMPASS_DATA_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("DATASET_SOURCE", raising=False)
-    return tmp_path / "cache"
 
 
 def _write_jsonl(path: Path, records: list[dict]) -> Path:
