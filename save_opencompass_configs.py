@@ -6,7 +6,7 @@
         --output_dir configs_o1 --set "temperatures=[0.7,1.0]" n=16 --dry-run
 
 Then ``opencompass <output_dir>/<file>.py`` runs one of them.  The work is in
-:mod:`gpassk_opencompass.grid` (what to run) and :mod:`gpassk_opencompass.grid_files`
+:mod:`gpassk_opencompass.grid.spec` (what to run) and :mod:`gpassk_opencompass.grid.writer`
 (rendering, writing); this script only parses arguments.
 """
 
@@ -41,26 +41,26 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logger.remove()
     logger.add(sys.stderr, level="INFO", format="{message}")
-    from gpassk_opencompass import grid, grid_files
+    from gpassk_opencompass.grid import spec, writer
 
     try:
-        overrides = dict(grid.parse_override(assignment) for assignment in args.set)
-        template = grid_files.load_template(args.config_template_file, overrides)
-        runs = grid.expand(template)
-        files = grid_files.plan(runs, template, args.config_template_file)
+        overrides = dict(spec.parse_override(assignment) for assignment in args.set)
+        template = writer.load_template(args.config_template_file, overrides)
+        runs = spec.expand(template)
+        files = writer.plan(runs, template, args.config_template_file)
         if args.dry_run:
-            clashes = set(grid_files.existing(files, args.output_dir))
+            clashes = set(writer.existing(files, args.output_dir))
             for file in files:
                 marker = "overwrite" if file.name in clashes else "write"
                 print(f"{marker} {Path(args.output_dir) / file.name}")
-            print(f"dry run: {len(runs)} configs + {grid_files.MANIFEST} in {args.output_dir}, nothing written"
+            print(f"dry run: {len(runs)} configs + {writer.MANIFEST} in {args.output_dir}, nothing written"
                   + (f"; {len(clashes)} exist (needs --force)" if clashes and not args.force else ""))
             return 0
-        grid_files.write(files, args.output_dir, force=args.force)
+        writer.write(files, args.output_dir, force=args.force)
     except (ValueError, OSError, SyntaxError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
-    print(f"wrote {len(runs)} configs + {grid_files.MANIFEST} to {args.output_dir}")
+    print(f"wrote {len(runs)} configs + {writer.MANIFEST} to {args.output_dir}")
     return 0
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from mmengine.config import Config
 
-from gpassk_opencompass import grid, grid_files
-from gpassk_opencompass.config_source import ImportPath
+from gpassk_opencompass.grid import spec, writer
+from gpassk_opencompass.grid.python_source import ImportPath
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -39,16 +39,16 @@ def as_strings(value):
 
 def write_ours(runs, template, template_path, directory: Path) -> float:
     start = time.perf_counter()
-    grid_files.write(grid_files.plan(runs, template, template_path), directory)
+    writer.write(writer.plan(runs, template, template_path), directory)
     return time.perf_counter() - start
 
 
 def write_mmengine(runs, template, directory: Path) -> float:
     start = time.perf_counter()
-    bases = {benchmark: grid_files.benchmark_dataset(benchmark) for benchmark in template.benchmarks}
+    bases = {benchmark: writer.benchmark_dataset(benchmark) for benchmark in template.benchmarks}
     for run in runs:
-        config = dict(models=[grid_files.model_config(run, template)],
-                      datasets=[grid_files.dataset_config(run, template, bases[run.benchmark])])
+        config = dict(models=[writer.model_config(run, template)],
+                      datasets=[writer.dataset_config(run, template, bases[run.benchmark])])
         Config(as_strings(config)).dump(str(directory / run.file))
     return time.perf_counter() - start
 
@@ -63,8 +63,8 @@ def main() -> None:
     parser.add_argument("--template", default=str(REPO / "opencompass_config_templates" / "nono1.py"))
     parser.add_argument("--mmengine-files", type=int, default=None)
     args = parser.parse_args()
-    template = grid_files.load_template(args.template)
-    runs = grid.expand(template)
+    template = writer.load_template(args.template)
+    runs = spec.expand(template)
     timed_runs = runs[: args.mmengine_files] if args.mmengine_files else runs
     with tempfile.TemporaryDirectory() as ours_dir, tempfile.TemporaryDirectory() as theirs_dir:
         ours_seconds = write_ours(runs, template, args.template, Path(ours_dir))

@@ -30,8 +30,8 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it (imported on first access only: they import OpenCompass)
 _LAZY = {
-    "GPassKEvaluator": ".evaluator",
-    "LiveMathBenchDataset": ".datasets.livemathbench",
+    "GPassKEvaluator": ".plugin.evaluator",
+    "LiveMathBenchDataset": ".plugin.datasets.livemathbench",
 }
 
 

@@ -19,7 +19,7 @@ models = [
     dict(path='deepseek-reasoner', name='DeepSeek-R1', url='https://api.deepseek.com/v1', batch_size=8),
 ]
 
-# Benchmarks, by canonical name (gpassk_opencompass.benchmarks).
+# Benchmarks, by canonical name (gpassk_opencompass.catalog).
 benchmarks = [
     'LiveMathBench-202412',
     'LiveMathBench-Hard-202412',

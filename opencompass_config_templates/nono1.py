@@ -26,7 +26,7 @@ models = [
     dict(path='mistralai/Mistral-Large-Instruct-2411', tp=8, batch_size=64),
 ]
 
-# Benchmarks, by canonical name (gpassk_opencompass.benchmarks).  Data are found the
+# Benchmarks, by canonical name (gpassk_opencompass.catalog).  Data are found the
 # OpenCompass way: DATASET_SOURCE=HF (LiveMathBench is gated: accept its terms and log in)
 # or local files under $COMPASS_DATA_CACHE/data/.
 benchmarks = [

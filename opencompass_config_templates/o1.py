@@ -19,7 +19,7 @@ models = [
     dict(path='deepseek-ai/DeepSeek-R1-Distill-Llama-70B', tp=4, batch_size=64),
 ]
 
-# Benchmarks, by canonical name (gpassk_opencompass.benchmarks).
+# Benchmarks, by canonical name (gpassk_opencompass.catalog).
 benchmarks = [
     'LiveMathBench-202412',
     'LiveMathBench-Hard-202412',

@@ -5,7 +5,7 @@
 #   python save_opencompass_configs.py -tc opencompass_config_templates/self_served.py
 #   HF_HUB_OFFLINE=1 opencompass opencompass_configs/<one of the files>.py -w outputs/
 #
-# Generation uses gpassk_opencompass.models.OfflineOpenAISDK: OpenCompass's OpenAISDK without
+# Generation uses gpassk_opencompass.plugin.models.OfflineOpenAISDK: OpenCompass's OpenAISDK without
 # its start-up tokenizer download (prompt lengths are estimated from characters), so nothing
 # but the model URL is contacted.  A server started with --api-key reads the key from
 # OPENAI_API_KEY at run time; keyless servers need nothing.
@@ -22,7 +22,7 @@ models = [
     dict(path='Qwen/Qwen2.5-7B-Instruct', batch_size=64),
 ]
 
-# Benchmarks, by canonical name (gpassk_opencompass.benchmarks).
+# Benchmarks, by canonical name (gpassk_opencompass.catalog).
 benchmarks = [
     'LiveMathBench-202412',
     'LiveMathBench-Hard-202412',

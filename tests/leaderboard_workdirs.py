@@ -71,7 +71,7 @@ def model_cfg(abbr: str, path: str, temperature: float | None) -> dict:
 
 def dataset_cfg(abbr: str, benchmark: str | None, ks, n: int) -> dict:
     """A dataset entry scored by GPassKEvaluator, as a saved config holds it."""
-    evaluator = dict(type="gpassk_opencompass.evaluator.GPassKEvaluator", judge="rule")
+    evaluator = dict(type="gpassk_opencompass.plugin.evaluator.GPassKEvaluator", judge="rule")
     if benchmark is not None:
         evaluator["benchmark"] = benchmark
     return dict(

@@ -177,15 +177,15 @@ def tiny_run_config(model_url: str, judge_url: str) -> str:
     return f'''
 from mmengine.config import read_base
 
-from gpassk_opencompass.datasets.livemathbench import LiveMathBenchDataset
-from gpassk_opencompass.evaluator import GPassKEvaluator
-from gpassk_opencompass.models import OfflineOpenAISDK
+from gpassk_opencompass.plugin.datasets.livemathbench import LiveMathBenchDataset
+from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
+from gpassk_opencompass.plugin.models import OfflineOpenAISDK
 from opencompass.partitioners import NaivePartitioner
 from opencompass.runners import LocalRunner
 from opencompass.tasks import OpenICLEvalTask
 
 with read_base():
-    from gpassk_opencompass.configs.livemathbench_common import livemathbench_infer_cfg, livemathbench_reader_cfg
+    from gpassk_opencompass.plugin.configs.livemathbench_common import livemathbench_infer_cfg, livemathbench_reader_cfg
 
 
 model_base = dict(type=OfflineOpenAISDK, openai_api_base={model_url!r}, key='EMPTY', query_per_second=1000,
@@ -253,7 +253,7 @@ def run_tiny_opencompass(tmp: Path) -> TinyRun:
 
 def read_predictions(run_dir: Path, model_abbr: str, dataset_abbr: str) -> list[dict]:
     """The prediction records of one model x dataset, joined across OpenCompass's ``_0``, ``_1``... parts."""
-    from gpassk_opencompass.opencompass_runs import prediction_parts
+    from gpassk_opencompass.plugin.runs import prediction_parts
 
     parts = prediction_parts(run_dir, model_abbr, dataset_abbr)
     assert parts, f"no predictions for {model_abbr} x {dataset_abbr} under {run_dir}"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpassk_opencompass.config_source import ImportPath, python_source
+from gpassk_opencompass.grid.python_source import ImportPath, python_source
 
 
 def run(source: str) -> dict:

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from gpassk_opencompass.data_paths import DataLocation, local_candidates, locate_dataset
+from gpassk_opencompass.plugin.data_paths import DataLocation, local_candidates, locate_dataset
 
 HOW = "Get it from somewhere."
 

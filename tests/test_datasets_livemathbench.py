@@ -8,7 +8,7 @@ import os
 import pytest
 from tiny_data import default_livemathbench, write_livemathbench
 
-from gpassk_opencompass.datasets.livemathbench import (
+from gpassk_opencompass.plugin.datasets.livemathbench import (
     PROMPT_CN,
     PROMPT_EN,
     LiveMathBenchDataset,
@@ -155,7 +155,7 @@ def test_dataset_configs_build_through_opencompass(cache, module, variable, ques
     from mmengine.config import Config
     from opencompass.utils import build_dataset_from_cfg
 
-    import gpassk_opencompass.configs as configs
+    import gpassk_opencompass.plugin.configs as configs
 
     default_livemathbench(cache, questions_per_file)
     config = copy.deepcopy(Config.fromfile(os.path.join(os.path.dirname(configs.__file__), f"{module}.py"))[variable][0])

@@ -10,8 +10,8 @@ import pytest
 from loguru import logger
 from tiny_data import write_aime2024, write_aime2025, write_math500
 
-from gpassk_opencompass.datasets.aime import AIMEDataset
-from gpassk_opencompass.datasets.math500 import Math500Level5Dataset
+from gpassk_opencompass.plugin.datasets.aime import AIMEDataset
+from gpassk_opencompass.plugin.datasets.math500 import Math500Level5Dataset
 
 
 @pytest.fixture
@@ -127,7 +127,7 @@ def test_dataset_configs_build_through_opencompass(cache, module, variable):
     from mmengine.config import Config
     from opencompass.utils import build_dataset_from_cfg
 
-    import gpassk_opencompass.configs as configs
+    import gpassk_opencompass.plugin.configs as configs
 
     write_math500(cache, MATH_RECORDS)
     write_aime2024(cache, [("Find x.", "17"), ("Find y.", "204")])

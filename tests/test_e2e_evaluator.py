@@ -69,7 +69,7 @@ def test_greedy_run_reports_accuracy(tiny_opencompass_run):
 
 def test_opencompass_base_evaluator_agrees_on_the_same_predictions(tiny_opencompass_run):
     """OpenCompass's own G-Pass@k path (BaseEvaluator.evaluate), on the run's own predictions file."""
-    from gpassk_opencompass.datasets.livemathbench import LiveMathBenchDataset
+    from gpassk_opencompass.plugin.datasets.livemathbench import LiveMathBenchDataset
     import os
 
     run = tiny_opencompass_run

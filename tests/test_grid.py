@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpassk_opencompass.benchmarks import BENCHMARKS
-from gpassk_opencompass.grid import (
+from gpassk_opencompass.catalog import BENCHMARKS
+from gpassk_opencompass.grid.spec import (
     config_file_name,
     dataset_abbr,
     expand,

@@ -10,7 +10,7 @@ from loopback_openai import last_user_message
 from opencompass_e2e import read_predictions, run_opencompass
 from tiny_data import default_livemathbench
 
-from gpassk_opencompass.token_estimate import estimate_tokens
+from gpassk_opencompass.plugin.token_estimate import estimate_tokens
 
 
 @pytest.mark.parametrize("text, chars_per_token, expected", [
@@ -62,7 +62,7 @@ def echo(body: dict) -> str:
 
 
 def build(url: str, **overrides):
-    from gpassk_opencompass.models import OfflineOpenAISDK
+    from gpassk_opencompass.plugin.models import OfflineOpenAISDK
 
     settings = dict(path="loopback-model", openai_api_base=url, temperature=1.0, max_seq_len=4096,
                     query_per_second=100, retry=1, openai_extra_kwargs=dict(top_p=0.8),
@@ -113,7 +113,7 @@ def test_opencompass_openaisdk_would_fetch_a_tokenizer(offline, loopback_openai)
 
 
 def test_bad_chars_per_token(offline):
-    from gpassk_opencompass.models import OfflineOpenAISDK
+    from gpassk_opencompass.plugin.models import OfflineOpenAISDK
 
     with pytest.raises(ValueError, match="chars_per_token must be > 0"):
         OfflineOpenAISDK(path="m", openai_api_base="http://127.0.0.1:9/v1", chars_per_token=0)

@@ -8,7 +8,7 @@ from pathlib import Path
 from mmengine.config import Config
 
 from gpassk_opencompass import GPassKEvaluator
-from gpassk_opencompass.models import OfflineOpenAISDK
+from gpassk_opencompass.plugin.models import OfflineOpenAISDK
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

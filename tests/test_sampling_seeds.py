@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpassk_opencompass.sampling_seeds import replica_seeds, splitmix64
+from gpassk_opencompass.plugin.sampling_seeds import replica_seeds, splitmix64
 
 GAMMA = 0x9E3779B97F4A7C15
 
@@ -68,7 +68,7 @@ class RecordingPipeline:
 
 
 def test_sampled_batches_get_one_seed_per_prompt():
-    from gpassk_opencompass.models import DistinctSeedPipeline
+    from gpassk_opencompass.plugin.models import DistinctSeedPipeline
 
     inner = RecordingPipeline()
     pipe = DistinctSeedPipeline(inner)
@@ -86,7 +86,7 @@ def test_sampled_batches_get_one_seed_per_prompt():
 
 
 def test_without_a_seed_the_base_is_drawn_once():
-    from gpassk_opencompass.models import DistinctSeedPipeline
+    from gpassk_opencompass.plugin.models import DistinctSeedPipeline
 
     inner = RecordingPipeline()
     pipe = DistinctSeedPipeline(inner, fallback_seed=7)
@@ -97,7 +97,7 @@ def test_without_a_seed_the_base_is_drawn_once():
 @pytest.mark.parametrize("gen_config", [None, GenerationConfig(do_sample=False, random_seed=42),
                                         [GenerationConfig(do_sample=True, random_seed=1)]])
 def test_greedy_and_explicit_lists_pass_through(gen_config):
-    from gpassk_opencompass.models import DistinctSeedPipeline
+    from gpassk_opencompass.plugin.models import DistinctSeedPipeline
 
     inner = RecordingPipeline()
     DistinctSeedPipeline(inner)(["a"], gen_config=gen_config)
@@ -108,7 +108,7 @@ def test_turbomind_model_wraps_the_pipeline(monkeypatch):
     """TurboMindDistinctSeeds builds OpenCompass's pipeline and wraps it (lmdeploy itself needs a GPU)."""
     from opencompass.models.turbomind_with_tf_above_v4_33 import TurboMindModelwithChatTemplate
 
-    from gpassk_opencompass.models import DistinctSeedPipeline, TurboMindDistinctSeeds
+    from gpassk_opencompass.plugin.models import DistinctSeedPipeline, TurboMindDistinctSeeds
 
     built = RecordingPipeline()
     monkeypatch.setattr(TurboMindModelwithChatTemplate, "_build_pipe", lambda self, *args: built)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from mmengine.config import Config
 
-from gpassk_opencompass.grid import config_file_name
+from gpassk_opencompass.grid.spec import config_file_name
 
 REPO = Path(__file__).resolve().parent.parent
 TEMPLATES = sorted((REPO / "opencompass_config_templates").glob("*.py"))

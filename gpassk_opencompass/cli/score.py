@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         logger.info("judge: {} ({})", kind, "--judge-url given" if args.judge_url else "no --judge-url")
     if args.cache and args.no_cache:
         raise UsageError("--cache and --no-cache contradict each other; give one")
-    from gpassk_opencompass.rejudge import is_opencompass_predictions
+    from gpassk_opencompass.plugin.rejudge import is_opencompass_predictions
 
     if is_opencompass_predictions(args.input):
         return run_rejudge(args, kind)
@@ -120,11 +120,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_rejudge(args: argparse.Namespace, kind: str) -> int:
-    """OpenCompass input: judge a finished run's predictions again (see gpassk_opencompass.rejudge)."""
+    """OpenCompass input: judge a finished run's predictions again (see gpassk_opencompass.plugin.rejudge)."""
     from loguru import logger
 
     from gpassk_opencompass.judges import JudgeError
-    from gpassk_opencompass.rejudge import find_targets, rejudge
+    from gpassk_opencompass.plugin.rejudge import find_targets, rejudge
     from gpassk_opencompass.scoring import format_report
 
     if args.cache or args.no_cache:

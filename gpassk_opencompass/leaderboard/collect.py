@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from gpassk_opencompass.leaderboard.identify import UnidentifiedRun, identify_run
 from gpassk_opencompass.leaderboard.records import Collection, Notice, RunResult
-from gpassk_opencompass.opencompass_runs import find_entry, load_saved_config, saved_config_paths
+from gpassk_opencompass.plugin.runs import find_entry, load_saved_config, saved_config_paths
 
 MANIFEST_NAME = "manifest.json"
 

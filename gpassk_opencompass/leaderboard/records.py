@@ -64,7 +64,7 @@ class RunResult:
         dataset_abbr: the results file stem, OpenCompass's dataset abbr.
         display_name: the model's name on the leaderboard (the model path's last
             component, or the manifest's ``display_name``).
-        benchmark: canonical benchmark name (see :mod:`gpassk_opencompass.benchmarks`).
+        benchmark: canonical benchmark name (see :mod:`gpassk_opencompass.catalog`).
         greedy: whether this is a greedy (n = 1, deterministic) run.
         n: generations per question.
         k: the k values the run was scored for.

@@ -34,7 +34,7 @@ import difflib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from gpassk_opencompass.benchmarks import BENCHMARKS
+from gpassk_opencompass.catalog import BENCHMARKS
 from gpassk_opencompass.leaderboard.identify import greedy_accuracy_key
 from gpassk_opencompass.leaderboard.records import (
     BenchmarkTable,

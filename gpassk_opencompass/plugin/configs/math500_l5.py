@@ -4,8 +4,8 @@ from opencompass.openicl.icl_inferencer import GenInferencer
 from opencompass.openicl.icl_prompt_template import PromptTemplate
 from opencompass.openicl.icl_retriever import ZeroRetriever
 
-from gpassk_opencompass.datasets.math500 import Math500Level5Dataset
-from gpassk_opencompass.evaluator import GPassKEvaluator
+from gpassk_opencompass.plugin.datasets.math500 import Math500Level5Dataset
+from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
 
 math500_l5_datasets = [
     dict(

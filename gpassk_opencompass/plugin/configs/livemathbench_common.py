@@ -4,7 +4,7 @@ from opencompass.openicl.icl_inferencer import GenInferencer
 from opencompass.openicl.icl_prompt_template import PromptTemplate
 from opencompass.openicl.icl_retriever import ZeroRetriever
 
-from gpassk_opencompass.evaluator import GPassKEvaluator
+from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
 
 # The loader builds the full prompt (OpenCompass's EN/CN LiveMathBench prompts, `cot` switch).
 livemathbench_reader_cfg = dict(input_columns=['prompt'], output_column='answer')

@@ -7,7 +7,7 @@ variables.  :func:`parse_template` validates them into a frozen
 per (model, temperature, benchmark) plus, when ``greedy = True``, one greedy
 run (temperature 0, k = 1, n = 1) per (model, benchmark).  Everything here is
 pure: rendering and writing the config files is
-:mod:`gpassk_opencompass.grid_files`.
+:mod:`gpassk_opencompass.grid.writer`.
 
 Names follow one convention for every template:
 
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from gpassk_opencompass import __version__
-from gpassk_opencompass.benchmarks import get_benchmark
+from gpassk_opencompass.catalog import get_benchmark
 
 BACKENDS = {
     "turbomind": "lmdeploy TurboMind inside the OpenCompass task (GPUs)",

@@ -6,7 +6,7 @@
   (tiktoken's encoding for the model name, else the Hugging Face tokenizer of
   ``path``, else tiktoken's gpt-4 encoding), and each of those is a download;
   offline the last one raises and the task dies.  This subclass loads nothing
-  and counts prompt tokens with :func:`~gpassk_opencompass.token_estimate.estimate_tokens`
+  and counts prompt tokens with :func:`~gpassk_opencompass.plugin.token_estimate.estimate_tokens`
   (used only to clip ``max_out_len`` to ``max_seq_len``).  ``key='ENV'``
   reads ``OPENAI_API_KEY`` at run time and falls back to the placeholder
   ``EMPTY`` that keyless servers accept.
@@ -22,7 +22,7 @@
 
 * :class:`TurboMindDistinctSeeds` -- OpenCompass's lmdeploy TurboMind model,
   except that a sampled batch gets one seed per prompt
-  (:func:`~gpassk_opencompass.sampling_seeds.replica_seeds`) instead of one
+  (:func:`~gpassk_opencompass.plugin.sampling_seeds.replica_seeds`) instead of one
   ``random_seed`` shared by the batch, which makes replicas of a prompt that
   share a batch identical.
 """
@@ -37,8 +37,8 @@ from loguru import logger
 from opencompass.models import OpenAISDK
 from opencompass.models.turbomind_with_tf_above_v4_33 import TurboMindModelwithChatTemplate
 
-from gpassk_opencompass.sampling_seeds import replica_seeds
-from gpassk_opencompass.token_estimate import estimate_tokens
+from gpassk_opencompass.plugin.sampling_seeds import replica_seeds
+from gpassk_opencompass.plugin.token_estimate import estimate_tokens
 
 
 class OfflineOpenAISDK(OpenAISDK):
@@ -108,7 +108,7 @@ class TurboMindDistinctSeeds(TurboMindModelwithChatTemplate):
     """``TurboMindModelwithChatTemplate`` whose sampled batches use one seed per prompt.
 
     ``gen_config['random_seed']`` becomes the base seed of
-    :func:`~gpassk_opencompass.sampling_seeds.replica_seeds`; every other
+    :func:`~gpassk_opencompass.plugin.sampling_seeds.replica_seeds`; every other
     argument is OpenCompass's.
     """
 

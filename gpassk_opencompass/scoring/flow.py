@@ -11,7 +11,7 @@ validated before the first answer is judged; a bad line is a ``ValueError``
 naming its line number.
 
 :func:`score_generations` returns a dict shaped like an OpenCompass results
-file of :class:`~gpassk_opencompass.evaluator.GPassKEvaluator`: the metric
+file of :class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator`: the metric
 keys at the top (``G-Pass@{k}_{tau}``, ``mG-Pass@{k}``, ``accuracy (n runs
 average)``, all x 100), a ``gpassk`` block (k, n, thresholds, judge, prompt
 version, bootstrap intervals, judge statistics) and per-question ``details``.
@@ -36,7 +36,7 @@ import numpy as np
 
 from gpassk_opencompass import metrics
 from gpassk_opencompass.judges import LANGUAGES, JudgeItem, JudgeSettings, judge_items
-from gpassk_opencompass.report import (
+from gpassk_opencompass.scoring.results import (
     gpassk_results,
     identical_share,
     question_details,

@@ -3,7 +3,7 @@
 Given a run (``outputs/<timestamp>``), one model's predictions folder
 (``.../predictions/<model_abbr>``) or one predictions file, this finds in the
 run's own saved config the model and dataset entries that produced each
-predictions file, swaps in a :class:`~gpassk_opencompass.evaluator.GPassKEvaluator`
+predictions file, swaps in a :class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator`
 with the new judge, and runs OpenCompass's own evaluation task
 (``OpenICLEvalTask``) on the saved predictions. The output is an OpenCompass
 run directory of its own (``configs/``, ``predictions/`` linked to the
@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpassk_opencompass.opencompass_runs import (
+from gpassk_opencompass.plugin.runs import (
     load_saved_config,
     prediction_parts,
     saved_config_paths,
@@ -129,7 +129,7 @@ def with_judge(dataset_cfg: Mapping, evaluator: Mapping, ks: Sequence[int] | Non
 
     from opencompass.registry import ICL_EVALUATORS
 
-    from gpassk_opencompass.evaluator import GPassKEvaluator
+    from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
 
     dataset_cfg = copy.deepcopy(dict(dataset_cfg))
     eval_cfg = dict(dataset_cfg.get("eval_cfg") or {})
@@ -195,7 +195,7 @@ def rejudge(targets: Sequence[RejudgeTarget], output_dir: str | os.PathLike, eva
 
 def _instantiate_evaluator(dataset_cfg: Mapping) -> None:
     """Build the evaluator once now so a bad judge setting fails before anything runs."""
-    from gpassk_opencompass.evaluator import GPassKEvaluator
+    from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
 
     keywords = {key: value for key, value in dataset_cfg["eval_cfg"]["evaluator"].items() if key != "type"}
     GPassKEvaluator(**keywords)

@@ -5,8 +5,8 @@ OpenCompass's ``LOAD_DATASET`` (OpenCompass already registers a
 ``LiveMathBenchDataset`` of its own).
 """
 
-from gpassk_opencompass.datasets.aime import AIMEDataset
-from gpassk_opencompass.datasets.livemathbench import LiveMathBenchDataset
-from gpassk_opencompass.datasets.math500 import Math500Level5Dataset
+from gpassk_opencompass.plugin.datasets.aime import AIMEDataset
+from gpassk_opencompass.plugin.datasets.livemathbench import LiveMathBenchDataset
+from gpassk_opencompass.plugin.datasets.math500 import Math500Level5Dataset
 
 __all__ = ["AIMEDataset", "LiveMathBenchDataset", "Math500Level5Dataset"]

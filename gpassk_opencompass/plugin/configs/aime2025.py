@@ -6,7 +6,7 @@ when the file holds a different number (README, "Benchmark composition").
 
 from mmengine.config import read_base
 
-from gpassk_opencompass.datasets.aime import AIMEDataset
+from gpassk_opencompass.plugin.datasets.aime import AIMEDataset
 
 with read_base():
     from .aime_common import aime_evaluator, aime_infer_cfg, aime_reader_cfg

@@ -2,7 +2,7 @@
 
 The canonical name is what config manifests, result files and the leaderboard
 use; it is never parsed back out of a dataset abbr.  Each benchmark points at
-its OpenCompass dataset config (a module of :mod:`gpassk_opencompass.configs`
+its OpenCompass dataset config (a module of :mod:`gpassk_opencompass.plugin.configs`
 defining ``<module>_datasets``), and records how many questions stand behind
 the published leaderboard column, so a run on a different composition can be
 flagged instead of silently compared.
@@ -31,7 +31,7 @@ class Benchmark:
         name: canonical name, as the published leaderboard titles it.
         published: whether the seed README publishes a table for it.
         config: module holding its OpenCompass dataset config, e.g.
-            ``gpassk_opencompass.configs.aime2025``.
+            ``gpassk_opencompass.plugin.configs.aime2025``.
         questions: number of questions behind the published column (from
             the paper's appendix F, cross-checked against the published greedy
             accuracies), or ``None`` when nothing is published.
@@ -48,7 +48,7 @@ class Benchmark:
         return f"{self.config.rpartition('.')[2]}_datasets"
 
 
-_CONFIGS = "gpassk_opencompass.configs"
+_CONFIGS = "gpassk_opencompass.plugin.configs"
 
 BENCHMARKS: tuple[Benchmark, ...] = (
     # 119 questions x {cn, en}: CNMO 18, CCEE 44, AMC 46, WLPMC 11 (paper, table 4).

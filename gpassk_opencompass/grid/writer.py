@@ -3,7 +3,7 @@
 Each file holds one model and one dataset, is a plain mmengine config
 (``opencompass FILE`` runs it), and carries no secret: API models read their
 key from ``OPENAI_API_KEY`` at run time (``key='ENV'``).  The dataset part is
-the benchmark's config from :mod:`gpassk_opencompass.configs` with the run's
+the benchmark's config from :mod:`gpassk_opencompass.plugin.configs` with the run's
 ``k``, ``n``, ``max_out_len``, abbr and judge settings filled in.
 
 Writing refuses to touch existing files unless ``force`` is given, and checks
@@ -27,18 +27,18 @@ from loguru import logger
 from mmengine.config import Config
 
 from gpassk_opencompass import __version__
-from gpassk_opencompass.benchmarks import get_benchmark
-from gpassk_opencompass.config_source import ImportPath, python_source
-from gpassk_opencompass.grid import TEMPLATE_VARIABLES, GridTemplate, RunSpec, manifest, parse_template
+from gpassk_opencompass.catalog import get_benchmark
+from gpassk_opencompass.grid.python_source import ImportPath, python_source
+from gpassk_opencompass.grid.spec import TEMPLATE_VARIABLES, GridTemplate, RunSpec, manifest, parse_template
 
 MANIFEST = "manifest.json"
 # Room left for the prompt when an API model's max_seq_len is derived from max_out_len.
 PROMPT_BUDGET = 4096
 # OpenCompass model class of each backend (named, not imported: importing costs seconds).
 MODEL_TYPES = {
-    "turbomind": ImportPath("gpassk_opencompass.models", "TurboMindDistinctSeeds"),
+    "turbomind": ImportPath("gpassk_opencompass.plugin.models", "TurboMindDistinctSeeds"),
     "openai-api": ImportPath("opencompass.models", "OpenAISDK"),
-    "openai-local": ImportPath("gpassk_opencompass.models", "OfflineOpenAISDK"),
+    "openai-local": ImportPath("gpassk_opencompass.plugin.models", "OfflineOpenAISDK"),
 }
 API_META_TEMPLATE = dict(round=[
     dict(role="HUMAN", api_role="HUMAN"),

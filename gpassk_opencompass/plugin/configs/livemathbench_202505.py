@@ -2,7 +2,7 @@
 
 from mmengine.config import read_base
 
-from gpassk_opencompass.datasets.livemathbench import LiveMathBenchDataset
+from gpassk_opencompass.plugin.datasets.livemathbench import LiveMathBenchDataset
 
 with read_base():
     from .livemathbench_common import livemathbench_evaluator, livemathbench_infer_cfg, livemathbench_reader_cfg

@@ -39,7 +39,7 @@ from itertools import product
 from datasets import Dataset
 from opencompass.datasets.base import BaseDataset
 
-from gpassk_opencompass.datasets.files import locate, read_jsonl, require_fields
+from gpassk_opencompass.plugin.datasets.files import locate, read_jsonl, require_fields
 
 # OpenCompass's LiveMathBench prompts (opencompass/datasets/livemathbench/prompts.py),
 # copied so that a change upstream shows up as a failing test, not as drifting scores.

@@ -26,8 +26,8 @@ from datasets import Dataset
 from loguru import logger
 from opencompass.datasets.base import BaseDataset
 
-from gpassk_opencompass.benchmarks import get_benchmark
-from gpassk_opencompass.datasets.files import locate, read_jsonl, require_fields
+from gpassk_opencompass.catalog import get_benchmark
+from gpassk_opencompass.plugin.datasets.files import locate, read_jsonl, require_fields
 
 HOW_TO_GET = (
     "MATH500 ships with OpenCompass's data archive (put test_prm800k_500.json under "

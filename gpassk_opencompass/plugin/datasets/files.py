@@ -2,7 +2,7 @@
 
 :func:`locate` looks a dataset id up in OpenCompass's own ``DATASETS_MAPPING``
 (so ``opencompass/aime2025`` means what it means to OpenCompass) and resolves
-it with :func:`gpassk_opencompass.data_paths.locate_dataset` (no download).
+it with :func:`gpassk_opencompass.plugin.data_paths.locate_dataset` (no download).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from gpassk_opencompass.data_paths import DataLocation, locate_dataset
+from gpassk_opencompass.plugin.data_paths import DataLocation, locate_dataset
 
 
 def locate(dataset_id: str, how_to_get: str, *, hub: bool = False) -> DataLocation:

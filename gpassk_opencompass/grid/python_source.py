@@ -29,7 +29,7 @@ class ImportPath:
     """A class named by where it is imported from, without importing it.
 
     Attributes:
-        module: the module to import from, e.g. ``gpassk_opencompass.models``.
+        module: the module to import from, e.g. ``gpassk_opencompass.plugin.models``.
         name: the class's name in that module.
     """
 

@@ -1,6 +1,6 @@
 """From judged generations to OpenCompass-style results: overall, per subset, with uncertainty.
 
-Pure functions; :class:`~gpassk_opencompass.evaluator.GPassKEvaluator` and
+Pure functions; :class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator` and
 ``gpassk score`` both report through here, so their result files have the
 same keys and the same ``gpassk`` block:
 

@@ -15,8 +15,8 @@ predictions at once. Unlike ``BaseEvaluator.evaluate`` (which calls
 prediction in one batched, deduplicated, cached pass, and computes the
 metrics exactly (:mod:`gpassk_opencompass.metrics`), overall and per subset
 read from explicit columns (``split``, ``language``). This module is the only
-glue: the work is in :mod:`~gpassk_opencompass.replicas`,
-:mod:`~gpassk_opencompass.judges` and :mod:`~gpassk_opencompass.report`.
+glue: the work is in :mod:`~gpassk_opencompass.plugin.replicas`,
+:mod:`~gpassk_opencompass.judges` and :mod:`~gpassk_opencompass.scoring.results`.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from opencompass.registry import ICL_EVALUATORS
 
 from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items, resolve_kind
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, required_correct
-from gpassk_opencompass.replicas import by_question, check_replicas_align, question_count
-from gpassk_opencompass.report import (
+from gpassk_opencompass.plugin.replicas import by_question, check_replicas_align, question_count
+from gpassk_opencompass.scoring.results import (
     IDENTICAL_SHARE_WARNING,
     gpassk_results,
     identical_share,
@@ -75,7 +75,7 @@ class EvaluationSettings:
         if self.language not in ("en", "cn"):
             raise ValueError(f"language must be 'en' or 'cn' (the judge prompt's language); got {self.language!r}")
         if self.benchmark is not None:
-            from gpassk_opencompass.benchmarks import get_benchmark
+            from gpassk_opencompass.catalog import get_benchmark
 
             get_benchmark(self.benchmark)
         if not 0 <= self.identical_warning <= 1:

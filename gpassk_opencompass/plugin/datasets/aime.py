@@ -23,8 +23,8 @@ from datasets import Dataset
 from loguru import logger
 from opencompass.datasets.base import BaseDataset
 
-from gpassk_opencompass.benchmarks import get_benchmark
-from gpassk_opencompass.datasets.files import locate, read_jsonl
+from gpassk_opencompass.catalog import get_benchmark
+from gpassk_opencompass.plugin.datasets.files import locate, read_jsonl
 
 # (question field, answer field) layouts, in the order they are tried.
 FIELD_LAYOUTS = (("question", "answer"), ("origin_prompt", "gold_answer"))
