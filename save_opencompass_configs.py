@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     logger.remove()
     logger.add(sys.stderr, level="INFO", format="{message}")
     from gpassk_opencompass.grid import spec, writer
+    from gpassk_opencompass.redaction import redact
 
     try:
         overrides = dict(spec.parse_override(assignment) for assignment in args.set)
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         writer.write(files, args.output_dir, force=args.force)
     except (ValueError, OSError, SyntaxError) as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
+        print(redact(f"{PROG}: error: {error}"), file=sys.stderr)
         return 2
     print(f"wrote {len(runs)} configs + {writer.MANIFEST} to {args.output_dir}")
     return 0

@@ -9,9 +9,14 @@
 
 # Generation backend: OpenCompass's OpenAISDK against a hosted API (needs internet).
 backend = 'openai-api'
+# The providers take the OpenAI API's parameters only: temperature and top_p (top_k and
+# repetition_penalty are refused at generation time rather than silently not sent).
+server = 'openai'
 
 # Models: API model name; url = the provider's OpenAI-compatible base URL (default: OpenAI);
-# batch_size = requests in flight per task.  Reasoning models (o1, o3, ...) ignore temperature.
+# batch_size = requests in flight per task.  OpenCompass sends no temperature to reasoning models
+# (names containing o1, o3, o4, gpt-5): they sample at 1.0, so they get temperatures = [1.0] and no
+# greedy run (the generator refuses anything else for them).
 models = [
     dict(path='gpt-4o-2024-11-20', batch_size=8),
     dict(path='o1-mini-2024-09-12', batch_size=8),
@@ -45,8 +50,9 @@ max_seq_len = None
 query_per_second = 4
 retry = 10
 
-# Also one greedy run (temperature 0, n = 1) per model and benchmark: the Greedy column.
-greedy = True
+# No greedy run (temperature 0, n = 1): the reasoning models above cannot be sent temperature 0.
+# For the Greedy column of the other models: --set greedy=True "temperatures=None" with those models.
+greedy = False
 
 # Judge: an OpenAI-compatible server; with no URL the rule-based judge is used.
 eval_urls = [

@@ -1,5 +1,5 @@
 # G-Pass@k grid for models you serve yourself behind an OpenAI-compatible URL
-# (vLLM, SGLang, lmdeploy), e.g. on an air-gapped cluster:
+# (vLLM, SGLang, lmdeploy, llama.cpp, Ollama), e.g. on an air-gapped cluster:
 #
 #   vllm serve Qwen/Qwen2.5-7B-Instruct --port 8000          # or: lmdeploy serve api_server ...
 #   python save_opencompass_configs.py -tc opencompass_config_templates/self_served.py
@@ -15,6 +15,19 @@ backend = 'openai-local'
 
 # Base URL of the server (ending in /v1); a model's own url= overrides it.
 model_url = 'http://127.0.0.1:8000/v1'
+
+# The software serving model_url: it decides under which names top_k and the repetition penalty
+# are sent (a model's own server= overrides it).  A parameter the server has no name for is
+# refused when the configs are generated, so a run's name (..._k50_rp1.0_...) is always true.
+#   server        top_k   repetition_penalty sent as
+#   'vllm'        top_k   repetition_penalty
+#   'sglang'      top_k   repetition_penalty
+#   'lmdeploy'    top_k   repetition_penalty
+#   'llama.cpp'   top_k   repeat_penalty
+#   'ollama'      --      --                 (its /v1 endpoint takes temperature and top_p only)
+#   'openai'      --      --                 (the OpenAI API: temperature and top_p only)
+#   None          --      --                 (unknown server: standard parameters only)
+server = 'vllm'
 
 # Models: path = the model name the server reports (GET /v1/models); batch_size = requests
 # in flight per task.  Optional name= sets the display name.
@@ -32,7 +45,7 @@ benchmarks = [
     'AIME2025',
 ]
 
-# Sampling: sent with every request (top_k and repetition_penalty as vLLM/SGLang/lmdeploy extras).
+# Sampling: sent with every request (top_k and repetition_penalty under the names `server` reads).
 # No seed is sent: the server draws a fresh seed per request, so the n replicas of a question
 # differ (one fixed seed for all of them would make them identical; the generator refuses it).
 temperatures = [1.0]

@@ -93,18 +93,21 @@ def test_no_greedy_unless_asked():
     assert len(expand(template(greedy=False))) == 8
 
 
-def test_greedy_only_grid():
-    runs = expand(template(temperatures=[], greedy=True))
+def test_greedy_only_grid_is_said_with_temperatures_none():
+    runs = expand(template(temperatures=None, greedy=True))
     assert len(runs) == 4 and all(run.greedy for run in runs)
 
 
-def test_collisions_name_both_runs():
-    with pytest.raises(ValueError) as error:
-        expand(template(models=[dict(path="org1/Model"), dict(path="org2/Model")]))
-    message = str(error.value)
-    assert "org1/Model (greedy) on LiveMathBench-202412" in message
-    assert "org2/Model (greedy) on LiveMathBench-202412" in message
-    assert "give one of the models a distinct name=" in message
+def test_an_empty_temperature_list_is_not_a_greedy_only_grid():
+    with pytest.raises(ValueError, match=re.escape("temperatures is empty; list at least one temperature (for a "
+                                                   "greedy-only grid set greedy = True and temperatures = None)")):
+        template(temperatures=[], greedy=True)
+
+
+def test_two_models_with_one_name_are_refused_naming_both():
+    with pytest.raises(ValueError, match=re.escape("models[0] and models[1] are both named 'Model'; give one of "
+                                                   "them a distinct name=")):
+        template(models=[dict(path="org1/Model"), dict(path="org2/Model")])
 
 
 def test_collision_through_dot_replacement():
@@ -135,6 +138,7 @@ def test_manifest_matches_runs():
         "display_name": "Qwen2.5-7B-Instruct",
         "temperature": 0.3, "top_p": 0.8, "top_k": 50, "repetition_penalty": 1.0, "seed": 42,
         "max_out_len": 8192, "benchmark": "LiveMathBench-202412", "k": [4, 8, 16], "n": 48, "greedy": False,
+        "server": None,
     }
 
 
@@ -148,12 +152,20 @@ def test_manifest_matches_runs():
     (dict(models=[]), "t.py: models is empty"),
     (dict(benchmarks=["AIME2052"]), "t.py: unknown benchmark 'AIME2052'; did you mean 'AIME2025'?"),
     (dict(benchmarks=[]), "t.py: benchmarks is empty"),
-    (dict(benchmarks=["AIME2025", "AIME2025"]), "benchmarks lists a benchmark twice"),
+    (dict(benchmarks=["AIME2025", "AIME2025"]), "benchmarks lists 'AIME2025' twice"),
     (dict(backend="vllm"), "backend must be one of turbomind, openai-api, openai-local; got 'vllm'"),
     (dict(temperatures=[0.0, 1.0]), "temperatures must be > 0, got 0.0 (greedy decoding: set greedy = True)"),
-    (dict(temperatures=[1.0, 1.0]), "temperatures lists a value twice"),
-    (dict(temperatures=[], greedy=False), "temperatures is empty and greedy is False: the grid has no runs"),
-    (dict(k=[4, 4]), "k lists a value twice"),
+    (dict(temperatures=[1.0, 1.0]), "temperatures lists 1.0 twice: [1.0, 1.0]; list each value once"),
+    (dict(temperatures=[0.7, 1, 1.0]), "temperatures lists 1.0 twice"),
+    (dict(temperatures=[], greedy=False), "temperatures is empty; list at least one temperature"),
+    (dict(temperatures=None, greedy=False), "temperatures = None means a greedy-only grid, but greedy is False"),
+    (dict(k=[4, 4]), "k lists 4 twice"),
+    (dict(k=[]), "k is empty; list at least one k"),
+    (dict(n=1025), "n = 1025 is above the limit of 1024 generations per question"),
+    (dict(temperatures=[round(0.01 * i, 2) for i in range(1, 2502)]),
+     "the grid has 10008 runs (2 models x 2502 settings x 2 benchmarks), above the limit of 10000 config files"),
+    (dict(eval_urls=["http://j/v1", "http://j/v1"]), "eval_urls lists 'http://j/v1' twice"),
+    (dict(server="vllm"), "models[0] (Qwen/Qwen2.5-7B-Instruct): server = 'vllm' is for the API backends"),
     (dict(k=[0, 4]), "k must be a positive integer or a list of them"),
     (dict(n=True), "n must be a positive integer, got True"),
     (dict(n=48.0), "n must be a positive integer, got 48.0"),
@@ -164,7 +176,8 @@ def test_manifest_matches_runs():
     (dict(max_seq_len=4096), "max_seq_len = 4096 leaves no room for the prompt"),
     (dict(judge="gpt"), "judge must be one of auto, rule, llm, cascade; got 'gpt'"),
     (dict(eval_urls=[""]), "eval_urls must be a list of URL strings"),
-    (dict(models=[dict(path="a/b", gpus=2)]), "models[0] has unknown key(s) 'gpus'; known: path, name, tp"),
+    (dict(models=[dict(path="a/b", gpus=2)]), "models[0] has unknown key 'gpus'; known: path, name, tp"),
+    (dict(models=[dict(path="a/b", batchsize=2)]), "models[0] has unknown key 'batchsize'; did you mean 'batch_size'?"),
     (dict(models=[dict(tp=2)]), "models[0] needs path="),
     (dict(models=[42]), "models[0] must be a dict like dict(path='org/model'"),
     (dict(models=[dict(path="a/b", tp=0)]), "models[0].tp must be a positive integer, got 0"),
@@ -186,10 +199,13 @@ def test_private_names_are_ignored():
 
 
 def test_api_backends():
-    local = template(backend="openai-local", seed=None, model_url="http://127.0.0.1:8000/v1")
+    local = template(backend="openai-local", seed=None, model_url="http://127.0.0.1:8000/v1", server="vllm")
     assert {model.url for model in local.models} == {"http://127.0.0.1:8000/v1"}
-    api = template(backend="openai-api", seed=None, models=[dict(path="o3-mini", url="https://api.x/v1"), "gpt-4o"])
+    assert {model.server for model in local.models} == {"vllm"}
+    api = template(backend="openai-api", seed=None, top_k=None, repetition_penalty=None, greedy=False,
+                   temperatures=[1.0], models=[dict(path="o3-mini", url="https://api.x/v1"), "gpt-4o"])
     assert [model.url for model in api.models] == ["https://api.x/v1", None]
+    assert [model.server for model in api.models] == [None, None]
 
 
 def test_scalar_k_and_string_eval_url():
@@ -219,11 +235,11 @@ grid_templates = st.fixed_dictionaries({
 @settings(max_examples=150, deadline=None)
 @given(grid_templates)
 def test_expansion_properties(variables):
-    if not variables["temperatures"] and not variables["greedy"]:
-        variables["greedy"] = True
+    if not variables["temperatures"]:
+        variables["temperatures"], variables["greedy"] = None, True
     parsed = parse_template(variables)
     runs = expand(parsed)
-    settings_per_model = len(variables["temperatures"]) + variables["greedy"]
+    settings_per_model = len(variables["temperatures"] or ()) + variables["greedy"]
     assert len(runs) == len(variables["models"]) * settings_per_model * len(variables["benchmarks"])
     assert len({run.file for run in runs}) == len(runs)
     for run in runs:
@@ -266,3 +282,107 @@ def test_parse_override(assignment, expected):
 def test_parse_override_refuses_what_it_cannot_read(assignment, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         parse_override(assignment)
+
+
+# ------------------------------------------------------------------ servers: names never claim an unsent setting
+
+API = dict(backend="openai-local", seed=None, model_url="http://127.0.0.1:8000/v1")
+
+
+@pytest.mark.parametrize("server", ["vllm", "sglang", "lmdeploy", "llama.cpp"])
+def test_servers_that_take_top_k_and_a_repetition_penalty(server):
+    parsed = template(**API, server=server)
+    assert {model.server for model in parsed.models} == {server}
+    assert {run.model_abbr.split("_k")[1][:2] for run in expand(parsed) if not run.greedy} == {"50"}
+
+
+@pytest.mark.parametrize("server, changes, message", [
+    ("ollama", dict(repetition_penalty=None),
+     "server 'ollama' (Ollama's OpenAI-compatible endpoint) has no top_k parameter, so top_k = 50 would not be "
+     "applied; set top_k = None"),
+    ("ollama", dict(top_k=None),
+     "server 'ollama' (Ollama's OpenAI-compatible endpoint) has no repetition_penalty parameter"),
+    ("openai", dict(top_k=None), "server 'openai' (the OpenAI API) has no repetition_penalty parameter, so "
+                                 "repetition_penalty = 1.0 would not be applied; set repetition_penalty = None"),
+    (None, dict(), "models[0] (Qwen/Qwen2.5-7B-Instruct): top_k = 50 is not a standard OpenAI parameter and no "
+                   "server is set to say what to call it; set server = one of vllm, sglang, lmdeploy, llama.cpp, "
+                   "or top_k = None"),
+    ("tgi", dict(), "server must be one of vllm, sglang, lmdeploy, llama.cpp, ollama, openai or None; got 'tgi'"),
+])
+def test_a_parameter_the_server_cannot_take_is_refused(server, changes, message):
+    with pytest.raises(ValueError) as error:
+        template(**API, server=server, **changes)
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("server", ["ollama", "openai", None])
+def test_standard_parameters_only_servers_accept_temperature_and_top_p(server):
+    runs = expand(template(**API, server=server, top_k=None, repetition_penalty=None))
+    assert {(run.top_p, run.top_k, run.repetition_penalty) for run in runs if not run.greedy} == {(0.8, None, None)}
+
+
+def test_a_greedy_only_grid_never_sends_top_k_so_a_server_without_it_is_fine():
+    parsed = template(**API, server="ollama", repetition_penalty=None, temperatures=None, greedy=True)
+    assert all(run.top_k is None for run in expand(parsed))
+
+
+def test_a_model_server_overrides_the_template_server():
+    parsed = template(**API, server="vllm", models=[dict(path="a/x"), dict(path="b/y", server="llama.cpp")])
+    assert [model.server for model in parsed.models] == ["vllm", "llama.cpp"]
+    with pytest.raises(ValueError, match=re.escape("models[1] (b/y): server 'ollama' (Ollama's")):
+        template(**API, server="vllm", models=[dict(path="a/x"), dict(path="b/y", server="ollama")])
+    with pytest.raises(ValueError, match=re.escape("models[0].server must be one of vllm,")):
+        template(**API, models=[dict(path="a/x", server="vLLM")])
+
+
+@pytest.mark.parametrize("changes", [dict(greedy=True, temperatures=[1.0]), dict(greedy=False, temperatures=[0.7])])
+def test_reasoning_models_get_no_temperature_from_opencompass_so_only_its_default_is_named(changes):
+    api = dict(backend="openai-api", seed=None, top_k=None, repetition_penalty=None, server="openai")
+    with pytest.raises(ValueError, match=re.escape("models[1] (o3-mini-2025-01-31): OpenCompass sends no "
+                                                   "temperature to models named like 'o3'")):
+        template(**api, models=["gpt-4o", "o3-mini-2025-01-31"], **changes)
+    assert template(**api, models=["gpt-4o", "o3-mini-2025-01-31"], greedy=False, temperatures=[1.0])
+
+
+def test_the_reasoning_model_list_is_opencompass_own():
+    from opencompass.models.openai_api import OAI_REASONING_MODEL_LIST
+
+    from gpassk_opencompass.grid.spec import OPENCOMPASS_REASONING_MODELS
+
+    assert list(OPENCOMPASS_REASONING_MODELS) == OAI_REASONING_MODEL_LIST
+
+
+# ------------------------------------------------------------------------------------ --set paths
+
+VARIABLES = dict(models=["org/a", dict(path="org/b", tp=2), "org/c"], n=48, top_k=50)
+
+
+@pytest.mark.parametrize("overrides, expected", [
+    ({"models.1.tp": 4}, dict(VARIABLES, models=["org/a", dict(path="org/b", tp=4), "org/c"])),
+    ({"models.0.name": "A"}, dict(VARIABLES, models=[dict(path="org/a", name="A"), dict(path="org/b", tp=2), "org/c"])),
+    ({"n": 16, "models": ["x/y"]}, dict(VARIABLES, n=16, models=["x/y"])),
+])
+def test_apply_overrides(overrides, expected):
+    from gpassk_opencompass.grid.spec import apply_overrides
+
+    assert apply_overrides(VARIABLES, overrides) == expected
+    assert VARIABLES["models"][1] == dict(path="org/b", tp=2)  # the input is not changed
+
+
+@pytest.mark.parametrize("key, message", [
+    ("models.99.tp", "--set models.99.tp: models has 3 entries (0..2); got index 99"),
+    ("models.3", "--set models.3: models has 3 entries (0..2); got index 3"),
+    ("models.-1.tp", "--set models.-1.tp: models is a list; '-1' is not an index (models has 3 entries (0..2))"),
+    ("models.x.tp", "--set models.x.tp: models is a list; 'x' is not an index (models has 3 entries (0..2))"),
+    ("models.1.tpp", "--set models.1.tpp: models.1 has no key 'tpp'; did you mean 'tp'?"),
+    ("models.1.tp.0", "--set models.1.tp.0: models.1.tp is 2, not a list or dict; write --set models.1.tp=VALUE"),
+    ("top_k.3", "--set top_k.3: top_k is 50, not a list or dict; write --set top_k=VALUE"),
+    ("top_p.1", "--set top_p.1: the template does not set top_p; set the whole variable: --set top_p=..."),
+    ("modles.0.tp", "--set modles.0.tp: 'modles' is not a template variable; did you mean 'models'?"),
+])
+def test_apply_overrides_refuses_paths_that_lead_nowhere(key, message):
+    from gpassk_opencompass.grid.spec import apply_overrides
+
+    with pytest.raises(ValueError) as error:
+        apply_overrides(VARIABLES, {key: 2})
+    assert str(error.value) == message

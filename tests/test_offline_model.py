@@ -145,3 +145,45 @@ def test_generated_config_runs_inference_offline_through_opencompass(tmp_path, l
     for body in server.requests:
         assert (body["temperature"], body["top_p"], body["top_k"], body["repetition_penalty"]) == (1.0, 0.8, 50, 1.0)
         assert "seed" not in body
+
+
+STANDARD_FIELDS = {"model", "messages", "max_tokens", "n", "temperature"}
+
+
+@pytest.mark.parametrize("server, top_k, repetition_penalty, extra_fields", [
+    ("vllm", 50, 1.05, {"top_k": 50, "repetition_penalty": 1.05}),
+    ("sglang", 50, 1.05, {"top_k": 50, "repetition_penalty": 1.05}),
+    ("lmdeploy", 50, 1.05, {"top_k": 50, "repetition_penalty": 1.05}),
+    ("llama.cpp", 50, 1.05, {"top_k": 50, "repeat_penalty": 1.05}),
+    ("ollama", None, None, {}),
+    ("openai", None, None, {}),
+])
+def test_the_request_body_carries_each_setting_under_the_servers_name(offline, loopback_openai, server, top_k,
+                                                                       repetition_penalty, extra_fields):
+    """Generated config -> OpenCompass's model builder -> HTTP body: exactly the run's settings, server's names."""
+    from opencompass.utils.build import build_model_from_cfg
+
+    from gpassk_opencompass.grid.spec import expand, parse_template
+    from gpassk_opencompass.grid.writer import model_config
+    from gpassk_opencompass.plugin.models import OfflineOpenAISDK
+
+    http = loopback_openai(echo)
+    template = parse_template(dict(
+        backend="openai-local", server=server, model_url=http.url, models=[dict(path="loopback-model")],
+        benchmarks=["AIME2025"], temperatures=[0.7], k=[2], n=2, max_out_len=64, greedy=True, top_p=0.9,
+        top_k=top_k, repetition_penalty=repetition_penalty))
+    greedy, sampled = expand(template)
+    for run in (sampled, greedy):
+        config = model_config(run, template)
+        assert config["type"].name == "OfflineOpenAISDK"
+        model = build_model_from_cfg({**config, "type": OfflineOpenAISDK})
+        model.generate(["What is 1+1?"], max_out_len=run.max_out_len)
+    sampled_body, greedy_body = http.requests
+    sampled_fields = {"temperature": 0.7, "top_p": 0.9, **extra_fields}
+    assert {key: sampled_body[key] for key in set(sampled_body) - {"model", "messages", "max_tokens", "n"}} == \
+        sampled_fields
+    assert set(sampled_body) == STANDARD_FIELDS | set(sampled_fields)
+    greedy_extra = {key: value for key, value in extra_fields.items() if key != "top_k"}
+    assert {key: greedy_body[key] for key in set(greedy_body) - {"model", "messages", "max_tokens", "n"}} == \
+        {"temperature": 0.0, **greedy_extra}
+    assert sampled_body["model"] == greedy_body["model"] == "loopback-model"

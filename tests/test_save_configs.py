@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from mmengine.config import Config
 
-from gpassk_opencompass.grid.spec import config_file_name
+from gpassk_opencompass.grid.spec import SERVERS, config_file_name
 
 REPO = Path(__file__).resolve().parent.parent
 TEMPLATES = sorted((REPO / "opencompass_config_templates").glob("*.py"))
@@ -50,7 +50,9 @@ def test_every_template_expands_into_loadable_files_matching_the_manifest(tmp_pa
     document = read_manifest(out)
     assert document["generator"] == "gpassk-opencompass 0.1.0" and document["template"] == str(template)
     assert set(contents(out)) == {run["file"] for run in document["runs"]} | {"manifest.json"}
-    assert any(run["greedy"] for run in document["runs"]) and any(not run["greedy"] for run in document["runs"])
+    # close.py has no greedy runs: its reasoning models cannot be sent temperature 0 (see test_grid)
+    assert any(run["greedy"] for run in document["runs"]) is (template.name != "close.py")
+    assert any(not run["greedy"] for run in document["runs"])
     for run in document["runs"]:
         text = (out / run["file"]).read_text(encoding="utf-8")
         assert SECRET not in text
@@ -84,7 +86,9 @@ def _check_sampling(model: dict, run: dict) -> None:
         assert model["key"] == "ENV" and model["temperature"] == run["temperature"]
         assert model.get("openai_extra_kwargs", {}).get("top_p") == run["top_p"]
         extra = model.get("extra_body", {})
-        assert (extra.get("top_k"), extra.get("repetition_penalty")) == (run["top_k"], run["repetition_penalty"])
+        penalty_name = SERVERS[run["server"]].repetition_penalty if run["server"] else None
+        assert extra == {name: value for name, value in (("top_k", run["top_k"]), (penalty_name,
+                                                         run["repetition_penalty"])) if value is not None}
         assert run["seed"] is None and "seed" not in json.dumps(model.to_dict(), default=str)
         assert model["max_seq_len"] > model["max_out_len"]
 
@@ -178,6 +182,33 @@ def test_set_reaches_inside_a_variable(tmp_path):
     (["--set", "n"], "--set expects KEY=VALUE, got 'n'"),
     (["--set", "models=[dict(path='a/b')]"], "--set models: cannot read \"[dict(path='a/b')]\"; write a Python literal"),
     (["-tc", "no/such/template.py"], "template 'no/such/template.py' does not exist"),
+    (["--set", "models.99.tp=2"], "--set models.99.tp: models has 9 entries (0..8); got index 99"),
+    (["--set", "models.x.tp=2"], "--set models.x.tp: models is a list; 'x' is not an index"),
+    (["--set", "models.0.tpp=2"], "--set models.0.tpp: models.0 has no key 'tpp'; did you mean 'tp'?"),
+    (["--set", "top_k.3=2"], "--set top_k.3: top_k is 50, not a list or dict; write --set top_k=VALUE"),
+    (["--set", "temperatures=[]"], "temperatures is empty; list at least one temperature (for a greedy-only "
+                                   "grid set greedy = True and temperatures = None)"),
+    (["--set", "temperatures=None", "greedy=False"], "temperatures = None means a greedy-only grid"),
+    (["--set", "k=[]"], "k is empty"),
+    (["--set", "k=[4,4,16]"], "k lists 4 twice: [4, 4, 16]"),
+    (["--set", "temperatures=[0.7,1.0,0.7]"], "temperatures lists 0.7 twice"),
+    (["--set", "benchmarks=[AIME2025,MATH500-L5,AIME2025]"], "benchmarks lists 'AIME2025' twice"),
+    (["--set", "models=['a/M', 'b/M']"], "models[0] and models[1] are both named 'M'; give one of them a distinct"),
+    (["--set", "n=5000"], "n = 5000 is above the limit of 1024 generations per question"),
+    (["--set", f"temperatures={[round(0.01 * i, 2) for i in range(1, 200)]}"],
+     "the grid has 10800 runs (9 models x 200 settings x 6 benchmarks), above the limit of 10000 config files"),
+    (["--set", "server=vllm"], "server = 'vllm' is for the API backends (openai-api, openai-local)"),
+    (["-tc", str(REPO / "opencompass_config_templates" / "self_served.py"), "--set", "server=llama-cpp"],
+     "server must be one of vllm, sglang, lmdeploy, llama.cpp, ollama, openai or None; got 'llama-cpp'"),
+    (["-tc", str(REPO / "opencompass_config_templates" / "self_served.py"), "--set", "server=ollama"],
+     "server 'ollama' (Ollama's OpenAI-compatible endpoint) has no top_k parameter, so top_k = 50 would not be "
+     "applied; set top_k = None"),
+    (["-tc", str(REPO / "opencompass_config_templates" / "self_served.py"), "--set", "server=None"],
+     "top_k = 50 is not a standard OpenAI parameter and no server is set"),
+    (["-tc", str(REPO / "opencompass_config_templates" / "close.py"), "--set", "top_k=40"],
+     "models[0] (gpt-4o-2024-11-20): server 'openai' (the OpenAI API) has no top_k parameter"),
+    (["-tc", str(REPO / "opencompass_config_templates" / "close.py"), "--set", "greedy=True"],
+     "models[1] (o1-mini-2024-09-12): OpenCompass sends no temperature to models named like 'o1'"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, args, message):
     if "-tc" not in args:
@@ -219,3 +250,44 @@ def test_bare_run_uses_nono1_and_opencompass_configs(tmp_path, monkeypatch, caps
     assert document["template"].endswith("opencompass_config_templates/nono1.py")
     assert len(document["runs"]) == 9 * 2 * 6
     assert capsys.readouterr().out == "wrote 108 configs + manifest.json to opencompass_configs\n"
+
+
+def test_llama_cpp_gets_its_own_name_for_the_repetition_penalty(tmp_path):
+    template = str(REPO / "opencompass_config_templates" / "self_served.py")
+    assert generate(tmp_path, "-tc", template, "--set", "server=llama.cpp", "benchmarks=[AIME2025]") == 0
+    runs = read_manifest(tmp_path / "out")["runs"]
+    assert {run["server"] for run in runs} == {"llama.cpp"}
+    greedy, sampled = (Config.fromfile(str(tmp_path / "out" / run["file"])).models[0] for run in runs)
+    assert sampled["extra_body"] == {"top_k": 50, "repeat_penalty": 1.0}
+    assert sampled["openai_extra_kwargs"] == {"top_p": 0.8} and sampled["temperature"] == 1.0
+    assert greedy["extra_body"] == {"repeat_penalty": 1.0} and greedy["temperature"] == 0.0
+    assert "openai_extra_kwargs" not in greedy
+
+
+MARKER = "sk-marker-0123456789-never-in-a-file"
+
+
+@pytest.mark.parametrize("where, line", [
+    ("an mmengine {{$VAR}} in the template", "eval_model_name = '{{$OPENAI_API_KEY:none}}'\n"),
+    ("the key pasted into a URL", f"model_url = 'http://127.0.0.1:8000/v1?api_key={MARKER}'\n"),
+    ("URL credentials", "model_url = 'http://user:hunter2pass@127.0.0.1:8000/v1'\n"),
+])
+def test_a_plan_holding_a_secret_is_refused_and_nothing_written(tmp_path, capsys, monkeypatch, where, line):
+    monkeypatch.setenv("OPENAI_API_KEY", MARKER)
+    text = (REPO / "opencompass_config_templates" / "self_served.py").read_text(encoding="utf-8")
+    path = tmp_path / "template.py"
+    path.write_text(text + line, encoding="utf-8")
+    assert generate(tmp_path, "-tc", str(path)) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "would contain a secret" in error and "nothing was written" in error
+    assert MARKER not in error and "hunter2pass" not in error
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_secret_given_with_set_is_refused_and_not_echoed(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", MARKER)
+    template = str(REPO / "opencompass_config_templates" / "self_served.py")
+    assert generate(tmp_path, "-tc", template, "--set", f"eval_model_name={MARKER}") == 2
+    error = capsys.readouterr().err
+    assert "would contain a secret" in error and MARKER not in error
+    assert not (tmp_path / "out").exists()

@@ -16,6 +16,30 @@ Names follow one convention for every template:
 * dataset abbr ``{benchmark}_k{k joined by -}_n{n}``;
 * file ``{model_abbr}@{dataset_abbr}.py`` with ``.`` replaced by ``-``.
 
+A name never claims a setting that was not applied.  API backends send each
+sampling parameter under the name the serving software reads, chosen by the
+template's ``server`` (or a model's ``server=``), and a parameter the server
+has no name for is refused here, never dropped:
+
+============  ===========  =====  =====  ======================  ==============================
+server        temperature  top_p  top_k  repetition_penalty      software
+============  ===========  =====  =====  ======================  ==============================
+``vllm``      yes          yes    top_k  repetition_penalty      vLLM ``vllm serve``
+``sglang``    yes          yes    top_k  repetition_penalty      SGLang ``sglang.launch_server``
+``lmdeploy``  yes          yes    top_k  repetition_penalty      ``lmdeploy serve api_server``
+``llama.cpp`` yes          yes    top_k  **repeat_penalty**      ``llama-server``
+``ollama``    yes          yes    --     --                      Ollama's ``/v1`` endpoint
+``openai``    yes          yes    --     --                      the OpenAI API (and providers
+                                                                 that take only its parameters)
+``None``      yes          yes    --     --                      unknown: standard names only
+============  ===========  =====  =====  ======================  ==============================
+
+``temperature`` and ``top_p`` are standard chat-completions fields; ``top_k``
+and the repetition penalty are extra body fields.  OpenCompass sends no
+temperature to models whose name contains one of
+:data:`OPENCOMPASS_REASONING_MODELS` (``o1``, ``o3``, ...), so for those only
+``temperature 1.0`` (the server's default) without greedy runs is accepted.
+
 >>> model_abbr("Qwen2.5-7B-Instruct", temperature=1.0, top_p=0.8, top_k=50,
 ...            repetition_penalty=1.0, seed=42, max_out_len=8192)
 'Qwen2.5-7B-Instruct_t1.0_p0.8_k50_rp1.0_rs42_l8192'
@@ -28,6 +52,7 @@ Names follow one convention for every template:
 from __future__ import annotations
 
 import ast
+import copy
 import difflib
 import posixpath
 import re
@@ -45,7 +70,49 @@ BACKENDS = {
 }
 JUDGES = ("auto", "rule", "llm", "cascade")
 REQUIRED = ("backend", "models", "benchmarks", "temperatures", "k", "n", "max_out_len")
-MODEL_KEYS = ("path", "name", "tp", "batch_size", "url", "tokenizer_path")
+MODEL_KEYS = ("path", "name", "tp", "batch_size", "url", "tokenizer_path", "server")
+#: Generations per question at most (G-Pass@k is computed exactly from all n of them).
+MAX_N = 1024
+#: Config files one grid may produce at most.
+MAX_RUNS = 10_000
+#: Substrings of a model name for which OpenCompass's ``OpenAISDK`` sends no temperature
+#: (``opencompass.models.openai_api.OAI_REASONING_MODEL_LIST``; a test keeps them equal).
+OPENCOMPASS_REASONING_MODELS = ("o1", "o3", "o4", "gpt-5")
+
+
+@dataclass(frozen=True)
+class ServerParameters:
+    """How one OpenAI-compatible server takes the sampling parameters beyond the standard ones.
+
+    Attributes:
+        software: what the server is (for messages and docs).
+        top_k: request-body name of top-k sampling, ``None`` if the server has none.
+        repetition_penalty: request-body name of the repetition penalty, ``None`` if none.
+    """
+
+    software: str
+    top_k: str | None
+    repetition_penalty: str | None
+
+    def body_name(self, parameter: str) -> str | None:
+        """The request-body name of ``parameter`` (``'top_k'`` or ``'repetition_penalty'``).
+
+        >>> SERVERS["llama.cpp"].body_name("repetition_penalty")
+        'repeat_penalty'
+        """
+        return getattr(self, parameter)
+
+
+#: The known servers (see the module docstring's table); ``None`` = unknown, standard names only.
+SERVERS = {
+    "vllm": ServerParameters("vLLM", top_k="top_k", repetition_penalty="repetition_penalty"),
+    "sglang": ServerParameters("SGLang", top_k="top_k", repetition_penalty="repetition_penalty"),
+    "lmdeploy": ServerParameters("lmdeploy api_server", top_k="top_k", repetition_penalty="repetition_penalty"),
+    "llama.cpp": ServerParameters("llama.cpp llama-server", top_k="top_k", repetition_penalty="repeat_penalty"),
+    "ollama": ServerParameters("Ollama's OpenAI-compatible endpoint", top_k=None, repetition_penalty=None),
+    "openai": ServerParameters("the OpenAI API", top_k=None, repetition_penalty=None),
+}
+_UNKNOWN_SERVER = ServerParameters("an unknown server", top_k=None, repetition_penalty=None)
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._+-]")
 _BARE_WORD = re.compile(r"[A-Za-z0-9_.+:/-]+")
 
@@ -61,6 +128,8 @@ class ModelEntry:
         batch_size: prompts per generation call.
         url: OpenAI-compatible base URL (API backends).
         tokenizer_path: tokenizer for ``openai-api`` token counting.
+        server: the software behind ``url`` (a key of :data:`SERVERS`), which
+            decides the request-body names of the sampling parameters.
     """
 
     path: str
@@ -69,6 +138,7 @@ class ModelEntry:
     batch_size: int = 16
     url: str | None = None
     tokenizer_path: str | None = None
+    server: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,7 +148,7 @@ class GridTemplate:
     backend: str
     models: tuple[ModelEntry, ...]
     benchmarks: tuple[str, ...]
-    temperatures: tuple[float, ...]
+    temperatures: tuple[float, ...] | None
     k: tuple[int, ...]
     n: int
     max_out_len: int
@@ -94,6 +164,7 @@ class GridTemplate:
     eval_urls: tuple[str, ...] = field(default=())
     eval_model_name: str = ""
     judge: str = "auto"
+    server: str | None = None
 
 
 TEMPLATE_VARIABLES = tuple(f.name for f in fields(GridTemplate))
@@ -141,6 +212,7 @@ class RunSpec:
             "k": list(self.k),
             "n": self.n,
             "greedy": self.greedy,
+            "server": self.model.server,
         }
 
 
@@ -221,6 +293,67 @@ def parse_override(assignment: str) -> tuple[str, Any]:
                      "e.g. \"models=[{'path': 'org/model', 'tp': 1}]\"")
 
 
+def _entries(items: Sequence) -> str:
+    """``'3 entries (0..2)'`` / ``'1 entry (0..0)'`` / ``'no entries'``."""
+    if not items:
+        return "no entries"
+    return f"{len(items)} {'entry' if len(items) == 1 else 'entries'} (0..{len(items) - 1})"
+
+
+def apply_overrides(variables: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """A template's variables with ``--set`` overrides applied (the input is not changed).
+
+    A key is a variable (replaced whole) or a dotted path into one
+    (``models.0.tp``: list indices and dict keys, as mmengine's
+    ``--cfg-options``); a path that leads nowhere is a one-line ``ValueError``.
+
+    >>> apply_overrides({"models": ["org/a", {"path": "org/b"}], "n": 48}, {"models.0.tp": 2, "n": 16})
+    {'models': [{'path': 'org/a', 'tp': 2}, {'path': 'org/b'}], 'n': 16}
+    >>> apply_overrides({"models": ["org/a", "org/b", "org/c"]}, {"models.99.tp": 2})
+    Traceback (most recent call last):
+    ...
+    ValueError: --set models.99.tp: models has 3 entries (0..2); got index 99
+    >>> apply_overrides({"models": [{"path": "org/a"}]}, {"models.0.tpp": 2})
+    Traceback (most recent call last):
+    ...
+    ValueError: --set models.0.tpp: models.0 has no key 'tpp'; did you mean 'tp'?
+    """
+    result = copy.deepcopy(dict(variables))
+    for key, value in overrides.items():
+        head, *path = key.split(".")
+        if head not in TEMPLATE_VARIABLES:
+            raise ValueError(f"--set {key}: {head!r} is not a template variable; {_did_you_mean(head, TEMPLATE_VARIABLES)}")
+        if not path:
+            result[head] = value
+            continue
+        if head not in result:
+            raise ValueError(f"--set {key}: the template does not set {head}; set the whole variable: --set {head}=...")
+        parent, step, where = result, head, head
+        for next_step in path:
+            node = parent[step]
+            is_model = head == "models" and where.count(".") == 1  # node is models[i]
+            if is_model and isinstance(node, str):
+                node = parent[step] = {"path": node}  # a model given as its path
+            if isinstance(node, list):
+                if not next_step.isdigit():
+                    raise ValueError(f"--set {key}: {where} is a list; {next_step!r} is not an index "
+                                     f"({where} has {_entries(node)})")
+                if int(next_step) >= len(node):
+                    raise ValueError(f"--set {key}: {where} has {_entries(node)}; got index {int(next_step)}")
+                parent, step = node, int(next_step)
+            elif isinstance(node, Mapping):
+                known = MODEL_KEYS if is_model else tuple(node)
+                if next_step not in known:
+                    raise ValueError(f"--set {key}: {where} has no key {next_step!r}; {_did_you_mean(next_step, known)}")
+                parent, step = node, next_step
+            else:
+                raise ValueError(f"--set {key}: {where} is {node!r}, not a list or dict; "
+                                 f"write --set {where}=VALUE")
+            where = f"{where}.{next_step}"
+        parent[step] = value
+    return result
+
+
 # ----------------------------------------------------------------------------------- validation
 
 
@@ -248,6 +381,32 @@ def _positive_int(value: Any, source: str, name: str) -> int:
     return value
 
 
+def _did_you_mean(name: str, known: Sequence[str]) -> str:
+    """``"did you mean 'x'?"`` for the closest known name, else the list of known names."""
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"did you mean {close[0]!r}?" if close else f"known: {', '.join(known)}"
+
+
+def _first_duplicate(values: Sequence[Any]) -> Any:
+    """The first value that occurs twice in ``values`` (``==`` equality), else ``None``.
+
+    >>> _first_duplicate([4, 8, 4.0]), _first_duplicate(["a", "b"])
+    (4.0, None)
+    """
+    seen: list[Any] = []
+    for value in values:
+        if value in seen:
+            return value
+        seen.append(value)
+    return None
+
+
+def _refuse_duplicates(values: Sequence[Any], source: str, name: str) -> None:
+    duplicate = _first_duplicate(values)
+    if duplicate is not None:
+        raise _fail(source, f"{name} lists {duplicate!r} twice: {list(values)!r}; list each value once")
+
+
 def _optional(value: Any, check, source: str, name: str, expected: str):
     if value is None:
         return None
@@ -256,16 +415,19 @@ def _optional(value: Any, check, source: str, name: str, expected: str):
     return value
 
 
-def _model_entry(raw: Any, index: int, template_url: str | None, source: str) -> ModelEntry:
+def _model_entry(raw: Any, index: int, template_url: str | None, template_server: str | None,
+                 source: str) -> ModelEntry:
     where = f"models[{index}]"
     if isinstance(raw, str):
         raw = {"path": raw}
     if not isinstance(raw, Mapping):
         raise _fail(source, f"{where} must be a dict like dict(path='org/model', tp=1, batch_size=16), got {raw!r}")
-    unknown = sorted(set(raw) - set(MODEL_KEYS))
+    unknown = sorted(map(str, set(raw) - set(MODEL_KEYS)))
     if unknown:
-        raise _fail(source, f"{where} has unknown key(s) {', '.join(map(repr, unknown))}; "
-                            f"known: {', '.join(MODEL_KEYS)}")
+        raise _fail(source, f"{where} has unknown key {unknown[0]!r}; {_did_you_mean(unknown[0], MODEL_KEYS)}")
+    server = raw.get("server", template_server)
+    if server is not None and server not in SERVERS:
+        raise _fail(source, f"{where}.server must be one of {', '.join(SERVERS)} or None; got {server!r}")
     path = raw.get("path")
     if not isinstance(path, str) or not path.strip():
         raise _fail(source, f"{where} needs path='<Hugging Face id, local path or API model name>'")
@@ -279,19 +441,32 @@ def _model_entry(raw: Any, index: int, template_url: str | None, source: str) ->
                       f"{where}.url", "a URL string"),
         tokenizer_path=_optional(raw.get("tokenizer_path"), lambda v: isinstance(v, str) and v, source,
                                  f"{where}.tokenizer_path", "a string"),
+        server=server,
     )
 
 
-def _models(raw: Any, backend: str, model_url: str | None, source: str) -> tuple[ModelEntry, ...]:
-    """The model entries, with the URL rules of the backend checked."""
+def _models(raw: Any, backend: str, model_url: str | None, server: str | None,
+            source: str) -> tuple[ModelEntry, ...]:
+    """The model entries, with the URL and server rules of the backend checked."""
     if backend == "turbomind" and model_url is not None:
         raise _fail(source, "model_url is set, but backend 'turbomind' runs the model in-process; "
                             "use backend 'openai-local' for a served model")
     raw_models = _as_list(raw, source, "models")
     if not raw_models:
         raise _fail(source, "models is empty; list at least one dict(path=...)")
-    models = tuple(_model_entry(entry, i, model_url, source) for i, entry in enumerate(raw_models))
+    if server is not None and server not in SERVERS:
+        raise _fail(source, f"server must be one of {', '.join(SERVERS)} or None; got {server!r}")
+    models = tuple(_model_entry(entry, i, model_url, server, source) for i, entry in enumerate(raw_models))
+    names = [model.display_name for model in models]
+    duplicate = _first_duplicate(names)
+    if duplicate is not None:
+        first, second = [i for i, name in enumerate(names) if name == duplicate][:2]
+        raise _fail(source, f"models[{first}] and models[{second}] are both named {duplicate!r}; "
+                            "give one of them a distinct name=")
     for i, model in enumerate(models):
+        if backend == "turbomind" and model.server is not None:
+            raise _fail(source, f"models[{i}] ({model.path}): server = {model.server!r} is for the API backends "
+                                "(openai-api, openai-local); backend 'turbomind' samples in-process")
         if backend == "turbomind" and model.url is not None:
             raise _fail(source, f"models[{i}] ({model.path}) sets url={model.url!r}, but backend "
                                 "'turbomind' runs the model in-process; use backend 'openai-local' "
@@ -331,7 +506,7 @@ def parse_template(variables: Mapping[str, Any], source: str = "template") -> Gr
         raise _fail(source, f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
     model_url = _optional(public.get("model_url"), lambda v: isinstance(v, str) and v, source,
                           "model_url", "a URL string")
-    models = _models(public["models"], backend, model_url, source)
+    models = _models(public["models"], backend, model_url, public.get("server"), source)
 
     raw_benchmarks = _as_list(public["benchmarks"], source, "benchmarks")
     if not raw_benchmarks:
@@ -341,28 +516,23 @@ def parse_template(variables: Mapping[str, Any], source: str = "template") -> Gr
             get_benchmark(name)
         except ValueError as error:
             raise _fail(source, str(error)) from None
-    if len(set(raw_benchmarks)) != len(raw_benchmarks):
-        raise _fail(source, f"benchmarks lists a benchmark twice: {raw_benchmarks!r}")
+    _refuse_duplicates(raw_benchmarks, source, "benchmarks")
 
     greedy = public.get("greedy", False)
     if not isinstance(greedy, bool):
         raise _fail(source, f"greedy must be True or False, got {greedy!r}")
-    temperatures = _as_list(public["temperatures"], source, "temperatures")
-    for value in temperatures:
-        if not _is_number(value) or value <= 0:
-            raise _fail(source, f"temperatures must be > 0, got {value!r} (greedy decoding: set greedy = True)")
-    if len(set(temperatures)) != len(temperatures):
-        raise _fail(source, f"temperatures lists a value twice: {temperatures!r}")
-    if not temperatures and not greedy:
-        raise _fail(source, "temperatures is empty and greedy is False: the grid has no runs")
+    temperatures = _temperatures(public["temperatures"], greedy, source)
 
     raw_k = public["k"]
     ks = [raw_k] if _is_int(raw_k) else _as_list(raw_k, source, "k")
-    if not ks or not all(_is_int(value) and value >= 1 for value in ks):
+    if not ks:
+        raise _fail(source, "k is empty; list at least one k, e.g. k = [4, 8, 16]")
+    if not all(_is_int(value) and value >= 1 for value in ks):
         raise _fail(source, f"k must be a positive integer or a list of them, got {raw_k!r}")
-    if len(set(ks)) != len(ks):
-        raise _fail(source, f"k lists a value twice: {raw_k!r}")
+    _refuse_duplicates(ks, source, "k")
     n = _positive_int(public["n"], source, "n")
+    if n > MAX_N:
+        raise _fail(source, f"n = {n} is above the limit of {MAX_N} generations per question")
     if n < max(ks):
         raise _fail(source, f"n = {n} is less than max(k) = {max(ks)}; every k needs at least k generations")
     max_out_len = _positive_int(public["max_out_len"], source, "max_out_len")
@@ -382,28 +552,39 @@ def parse_template(variables: Mapping[str, Any], source: str = "template") -> Gr
     eval_urls = [eval_urls] if isinstance(eval_urls, str) else _as_list(eval_urls, source, "eval_urls")
     if not all(isinstance(url, str) and url for url in eval_urls):
         raise _fail(source, f"eval_urls must be a list of URL strings, got {eval_urls!r}")
+    _refuse_duplicates(eval_urls, source, "eval_urls")
     eval_model_name = public.get("eval_model_name", "")
     if not isinstance(eval_model_name, str):
         raise _fail(source, f"eval_model_name must be a string, got {eval_model_name!r}")
     judge = public.get("judge", "auto")
     if judge not in JUDGES:
         raise _fail(source, f"judge must be one of {', '.join(JUDGES)}; got {judge!r}")
+    top_p = _optional(public.get("top_p"), lambda v: _is_number(v) and 0 < v <= 1, source, "top_p",
+                      "a number in (0, 1]")
+    top_k = _optional(public.get("top_k"), lambda v: _is_int(v) and v >= 1, source, "top_k", "a positive integer")
+    repetition_penalty = _optional(public.get("repetition_penalty"), lambda v: _is_number(v) and v > 0,
+                                   source, "repetition_penalty", "a number > 0")
+    if backend != "turbomind":
+        sent = {"top_k": top_k if temperatures else None, "repetition_penalty": repetition_penalty}
+        for i, model in enumerate(models):
+            _check_api_sampling(model, i, sent, temperatures, greedy, source)
+    runs = len(models) * (len(temperatures or ()) + greedy) * len(raw_benchmarks)
+    if runs > MAX_RUNS:
+        raise _fail(source, f"the grid has {runs} runs ({len(models)} models x {len(temperatures or ()) + greedy} "
+                            f"settings x {len(raw_benchmarks)} benchmarks), above the limit of {MAX_RUNS} config files")
 
     return GridTemplate(
         backend=backend,
         models=models,
         benchmarks=tuple(raw_benchmarks),
-        temperatures=tuple(float(value) for value in temperatures),
+        temperatures=None if temperatures is None else tuple(float(value) for value in temperatures),
         k=tuple(sorted(ks)),
         n=n,
         max_out_len=max_out_len,
         greedy=greedy,
-        top_p=_optional(public.get("top_p"), lambda v: _is_number(v) and 0 < v <= 1, source, "top_p",
-                        "a number in (0, 1]"),
-        top_k=_optional(public.get("top_k"), lambda v: _is_int(v) and v >= 1, source, "top_k",
-                        "a positive integer"),
-        repetition_penalty=_optional(public.get("repetition_penalty"), lambda v: _is_number(v) and v > 0,
-                                     source, "repetition_penalty", "a number > 0"),
+        top_p=top_p,
+        top_k=top_k,
+        repetition_penalty=repetition_penalty,
         seed=seed,
         max_seq_len=max_seq_len,
         model_url=model_url,
@@ -412,7 +593,47 @@ def parse_template(variables: Mapping[str, Any], source: str = "template") -> Gr
         eval_urls=tuple(eval_urls),
         eval_model_name=eval_model_name,
         judge=judge,
+        server=public.get("server"),
     )
+
+
+def _temperatures(raw: Any, greedy: bool, source: str) -> list | None:
+    """The sampling temperatures; ``None`` (only with ``greedy = True``) is a greedy-only grid."""
+    if raw is None:
+        if not greedy:
+            raise _fail(source, "temperatures = None means a greedy-only grid, but greedy is False: "
+                                "the grid has no runs")
+        return None
+    temperatures = _as_list(raw, source, "temperatures")
+    if not temperatures:
+        raise _fail(source, "temperatures is empty; list at least one temperature (for a greedy-only grid "
+                            "set greedy = True and temperatures = None)")
+    for value in temperatures:
+        if not _is_number(value) or value <= 0:
+            raise _fail(source, f"temperatures must be > 0, got {value!r} (greedy decoding: set greedy = True)")
+    _refuse_duplicates(temperatures, source, "temperatures")
+    return temperatures
+
+
+def _check_api_sampling(model: ModelEntry, index: int, sent: Mapping[str, Any], temperatures: Sequence | None,
+                        greedy: bool, source: str) -> None:
+    """Refuse a sampling setting an API model would not receive (its run name would claim it)."""
+    where = f"models[{index}] ({model.path})"
+    server = SERVERS.get(model.server, _UNKNOWN_SERVER)
+    for parameter, value in sent.items():
+        if value is None or server.body_name(parameter) is not None:
+            continue
+        if model.server is None:
+            takers = ", ".join(name for name, known in SERVERS.items() if known.body_name(parameter))
+            raise _fail(source, f"{where}: {parameter} = {value!r} is not a standard OpenAI parameter and no server "
+                                f"is set to say what to call it; set server = one of {takers}, or {parameter} = None")
+        raise _fail(source, f"{where}: server {model.server!r} ({server.software}) has no {parameter} parameter, "
+                            f"so {parameter} = {value!r} would not be applied; set {parameter} = None")
+    marker = next((name for name in OPENCOMPASS_REASONING_MODELS if name in model.path), None)
+    if marker is not None and (greedy or any(value != 1.0 for value in temperatures or ())):
+        raise _fail(source, f"{where}: OpenCompass sends no temperature to models named like {marker!r} (they "
+                            "sample at the server's default, 1.0), so a greedy or other-temperature run would be "
+                            "named for a setting never applied; use temperatures = [1.0] and greedy = False for it")
 
 
 # ---------------------------------------------------------------------------------- expansion
@@ -443,7 +664,7 @@ def expand(template: GridTemplate) -> list[RunSpec]:
     """
     runs = [_run(template, model, benchmark, temperature)
             for model in template.models
-            for temperature in ((None,) if template.greedy else ()) + template.temperatures
+            for temperature in ((None,) if template.greedy else ()) + (template.temperatures or ())
             for benchmark in template.benchmarks]
     seen: dict[str, RunSpec] = {}
     for run in runs:

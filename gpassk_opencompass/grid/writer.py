@@ -2,7 +2,12 @@
 
 Each file holds one model and one dataset, is a plain mmengine config
 (``opencompass FILE`` runs it), and carries no secret: API models read their
-key from ``OPENAI_API_KEY`` at run time (``key='ENV'``).  The dataset part is
+key from ``OPENAI_API_KEY`` at run time (``key='ENV'``), and a plan whose
+text would hold one (an API key's value, from the template -- mmengine's
+``{{$VAR}}`` -- or ``--set``, a ``Bearer`` token, URL credentials) is refused
+before anything is written.  API models send ``top_p`` as a standard field
+and ``top_k`` / the repetition penalty in ``extra_body`` under the names the
+model's ``server`` reads (:data:`gpassk_opencompass.grid.spec.SERVERS`).  The dataset part is
 the benchmark's config from :mod:`gpassk_opencompass.plugin.configs` with the run's
 ``k``, ``n``, ``max_out_len``, abbr and judge settings filled in.
 
@@ -14,7 +19,6 @@ renamed, the manifest last.
 from __future__ import annotations
 
 import copy
-import difflib
 import importlib.util
 import json
 import os
@@ -29,7 +33,16 @@ from mmengine.config import Config
 from gpassk_opencompass import __version__
 from gpassk_opencompass.catalog import get_benchmark
 from gpassk_opencompass.grid.python_source import ImportPath, python_source
-from gpassk_opencompass.grid.spec import TEMPLATE_VARIABLES, GridTemplate, RunSpec, manifest, parse_template
+from gpassk_opencompass.files import write_text_atomic
+from gpassk_opencompass.grid.spec import (
+    SERVERS,
+    GridTemplate,
+    RunSpec,
+    apply_overrides,
+    manifest,
+    parse_template,
+)
+from gpassk_opencompass.redaction import redact
 
 MANIFEST = "manifest.json"
 # Room left for the prompt when an API model's max_seq_len is derived from max_out_len.
@@ -64,21 +77,13 @@ def load_template(path: str, overrides: Mapping[str, Any] | None = None) -> Grid
     """
     if not os.path.isfile(path):
         raise FileNotFoundError(f"template {path!r} does not exist")
-    for key in overrides or {}:
-        variable = key.split(".", 1)[0]
-        if variable not in TEMPLATE_VARIABLES:
-            close = difflib.get_close_matches(variable, TEMPLATE_VARIABLES, n=1)
-            hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(TEMPLATE_VARIABLES)}"
-            raise ValueError(f"--set {key}: {variable!r} is not a template variable; {hint}")
     try:
         config = Config.fromfile(path)
     except SyntaxError as error:
         raise ValueError(f"{path} line {error.lineno}: {error.msg}") from None
     except Exception as error:  # the template is user code: any failure is a one-line error
         raise ValueError(f"{path}: cannot read the template: {type(error).__name__}: {error}") from error
-    if overrides:
-        config.merge_from_dict(dict(overrides))
-    return parse_template(config.to_dict(), source=path)
+    return parse_template(apply_overrides(config.to_dict(), overrides or {}), source=path)
 
 
 def _imports_as_paths(value: Any) -> Any:
@@ -132,9 +137,14 @@ def model_config(run: RunSpec, template: GridTemplate) -> dict:
         config["openai_api_base"] = model.url
     if run.top_p is not None:
         config["openai_extra_kwargs"] = dict(top_p=run.top_p)
-    extra_body = {key: value for key, value in (("top_k", run.top_k),
-                                                ("repetition_penalty", run.repetition_penalty))
-                  if value is not None}
+    extra_body = {}
+    for parameter, value in (("top_k", run.top_k), ("repetition_penalty", run.repetition_penalty)):
+        if value is None:
+            continue
+        name = SERVERS[model.server].body_name(parameter) if model.server is not None else None
+        if name is None:  # parse_template refuses such a template; never drop a setting silently
+            raise ValueError(f"{run.describe()}: {parameter} = {value!r} cannot be sent to server {model.server!r}")
+        extra_body[name] = value
     if extra_body:
         config["extra_body"] = extra_body
     if model.tokenizer_path is not None:
@@ -171,6 +181,11 @@ def plan(runs: Sequence[RunSpec], template: GridTemplate, template_path: str) ->
     files = [PlannedFile(run.file, render(run, template, bases[run.benchmark], template_path)) for run in runs]
     document = manifest(runs, template_path)
     files.append(PlannedFile(MANIFEST, json.dumps(document, indent=2, ensure_ascii=False) + "\n"))
+    for file in files:
+        if redact(file.text) != file.text:
+            raise ValueError(f"{file.name} would contain a secret (an API key's value, a Bearer token or URL "
+                             "credentials, from the template or --set); nothing was written. Keys are read from "
+                             "OPENAI_API_KEY when the run starts: leave them out of the template")
     return files
 
 
@@ -208,7 +223,4 @@ def write(files: Sequence[PlannedFile], out_dir: str | os.PathLike, force: bool 
                        len(stale), MANIFEST, directory, stale[0])
     directory.mkdir(parents=True, exist_ok=True)
     for file in files:
-        target = directory / file.name
-        temporary = directory / f".{file.name}.tmp"
-        temporary.write_text(file.text, encoding="utf-8")
-        os.replace(temporary, target)
+        write_text_atomic(directory / file.name, file.text)

@@ -14,7 +14,12 @@
   Sampling: each of the n replicas is its own request and no ``seed`` is
   sent, so vLLM, SGLang and lmdeploy servers draw a fresh seed per request
   and replicas differ.  (Sending one fixed ``seed`` would make them identical;
-  the config generator refuses a seed for API backends.)
+  the config generator refuses a seed for API backends.)  The request body
+  carries ``temperature``, ``top_p`` (``openai_extra_kwargs``) and the
+  ``extra_body`` entries, which the ``openai`` client merges into the body as
+  top-level fields: the generator writes them under the names the model's
+  server reads (``repeat_penalty`` for llama.cpp, ``repetition_penalty`` for
+  vLLM / SGLang / lmdeploy; see :data:`gpassk_opencompass.grid.spec.SERVERS`).
 
   Alternative when a local copy of the tokenizer exists: OpenCompass's own
   ``OpenAISDK`` with ``tokenizer_path='/local/tokenizer/dir'`` and
