@@ -406,6 +406,7 @@ def bayes_interval(
     >>> estimate = bayes_interval(matrix, ks=[2], thresholds=[1.0])["G-Pass@2_1.0"]
     >>> print(round(estimate.mean, 6), round(estimate.std, 6))
     44.642857 14.616701
+
     An unresolved verdict shrinks that question's n (Beta(3, 3) and Beta(4, 2): 12/42 and 20/42):
 
     >>> with_gap = bayes_interval([[0, 1, None, 0, 1], [1, 1, 0, float("nan"), 1]], ks=[2], thresholds=[1.0])
