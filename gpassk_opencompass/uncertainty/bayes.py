@@ -248,19 +248,40 @@ def _pair_hypergeometric(k: int) -> np.ndarray:
     return stats.hypergeom.pmf(j, 2 * k, t, k)
 
 
+def _beta_binomial_pmf(trials: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Beta-Binomial(trials, a, b) probabilities of ``0..trials`` per state (rows), by the ratio recurrence.
+
+    :math:`P(j+1)/P(j) = \\frac{(trials-j)(a+j)}{(j+1)(b+trials-j-1)}`, accumulated in log
+    space outward from the mode and normalised per row (as the tail table of
+    :mod:`gpassk_opencompass.metrics`), which keeps about 1e-15 relative accuracy
+    where ``scipy.stats.betabinom`` (differences of large ``betaln``) loses digits
+    for n in the thousands.
+    """
+    a, b = a[:, None], b[:, None]
+    j = np.arange(trials, dtype=np.float64)[None, :]  # step j -> j + 1
+    log_ratio = np.log((trials - j) * (a + j)) - np.log((j + 1) * (b + trials - j - 1))
+    mode = np.argmax(np.concatenate([np.zeros((a.shape[0], 1)), np.cumsum(log_ratio, axis=1)], axis=1), axis=1)
+    mode = mode[:, None]
+    log_weight = np.zeros((a.shape[0], trials + 1))
+    log_weight[:, 1:] += np.cumsum(np.where(j >= mode, log_ratio, 0.0), axis=1)
+    log_weight[:, :-1] -= np.cumsum(np.where(j < mode, log_ratio, 0.0)[:, ::-1], axis=1)[:, ::-1]
+    weight = np.exp(log_weight - log_weight.max(axis=1, keepdims=True))
+    return weight / weight.sum(axis=1, keepdims=True)
+
+
 def _state_moments(a: np.ndarray, b: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Posterior mean and variance of ``sum_j v_j Bin(j; k, p)`` for ``p ~ Beta(a, b)``, per state."""
     k = v.size - 1
     a, b = a[:, None], b[:, None]
     if np.all(v == v[0]):
         return np.full(a.shape[0], v[0]), np.zeros(a.shape[0])
-    mean = stats.betabinom.pmf(np.arange(k + 1)[None, :], k, a, b) @ v
+    mean = _beta_binomial_pmf(k, a[:, 0], b[:, 0]) @ v
     u = v[None, :] - mean[:, None]  # centred scores, states x (k + 1)
     hyper = _pair_hypergeometric(k)
     inner = np.zeros((a.shape[0], 2 * k + 1))
     for j in range(k + 1):  # loop over the k + 1 counts of one draw, vectorised over states and the other
         inner[:, j : j + k + 1] += u[:, [j]] * u * hyper[j : j + k + 1, j][None, :]
-    weights = stats.betabinom.pmf(np.arange(2 * k + 1)[None, :], 2 * k, a, b)
+    weights = _beta_binomial_pmf(2 * k, a[:, 0], b[:, 0])
     variance = np.maximum((weights * inner).sum(axis=1), 0.0)
     return np.clip(mean, 0.0, 1.0), variance
 
