@@ -248,25 +248,46 @@ def _pair_hypergeometric(k: int) -> np.ndarray:
     return stats.hypergeom.pmf(j, 2 * k, t, k)
 
 
-def _beta_binomial_pmf(trials: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Beta-Binomial(trials, a, b) probabilities of ``0..trials`` per state (rows), by the ratio recurrence.
+def _from_log_ratios(log_ratio: np.ndarray) -> np.ndarray:
+    """Normalised probabilities of ``0..K`` per row from ``log P(j+1)/P(j)``, ``j = 0..K-1``.
 
-    :math:`P(j+1)/P(j) = \\frac{(trials-j)(a+j)}{(j+1)(b+trials-j-1)}`, accumulated in log
-    space outward from the mode and normalised per row (as the tail table of
-    :mod:`gpassk_opencompass.metrics`), which keeps about 1e-15 relative accuracy
-    where ``scipy.stats.betabinom`` (differences of large ``betaln``) loses digits
-    for n in the thousands.
+    Accumulated in log space outward from each row's mode and normalised per row
+    (as the tail table of :mod:`gpassk_opencompass.metrics`), which keeps about
+    1e-15 relative accuracy where differences of large ``betaln``/``gammaln``
+    lose digits for n in the thousands.
     """
-    a, b = a[:, None], b[:, None]
-    j = np.arange(trials, dtype=np.float64)[None, :]  # step j -> j + 1
-    log_ratio = np.log((trials - j) * (a + j)) - np.log((j + 1) * (b + trials - j - 1))
-    mode = np.argmax(np.concatenate([np.zeros((a.shape[0], 1)), np.cumsum(log_ratio, axis=1)], axis=1), axis=1)
-    mode = mode[:, None]
-    log_weight = np.zeros((a.shape[0], trials + 1))
+    rows, steps = log_ratio.shape
+    j = np.arange(steps)[None, :]
+    mode = np.argmax(np.concatenate([np.zeros((rows, 1)), np.cumsum(log_ratio, axis=1)], axis=1), axis=1)[:, None]
+    log_weight = np.zeros((rows, steps + 1))
     log_weight[:, 1:] += np.cumsum(np.where(j >= mode, log_ratio, 0.0), axis=1)
     log_weight[:, :-1] -= np.cumsum(np.where(j < mode, log_ratio, 0.0)[:, ::-1], axis=1)[:, ::-1]
     weight = np.exp(log_weight - log_weight.max(axis=1, keepdims=True))
     return weight / weight.sum(axis=1, keepdims=True)
+
+
+def _beta_binomial_pmf(trials: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Beta-Binomial(trials, a, b) probabilities of ``0..trials``, one row per (a, b).
+
+    Ratio recurrence ``P(j+1)/P(j) = (trials-j)(a+j) / ((j+1)(b+trials-j-1))``.
+    """
+    a, b = a[:, None], b[:, None]
+    j = np.arange(trials, dtype=np.float64)[None, :]
+    return _from_log_ratios(np.log((trials - j) * (a + j)) - np.log((j + 1) * (b + trials - j - 1)))
+
+
+def _binomial_pmf(trials: int, p: np.ndarray) -> np.ndarray:
+    """Binomial(trials, p) probabilities of ``0..trials``, one row per p (p = 0 and 1 exact)."""
+    p = np.asarray(p, dtype=np.float64)
+    inner = (p > 0) & (p < 1)
+    out = np.zeros((p.size, trials + 1))
+    out[p <= 0, 0] = 1.0
+    out[p >= 1, trials] = 1.0
+    if inner.any():
+        q = p[inner][:, None]
+        j = np.arange(trials, dtype=np.float64)[None, :]
+        out[inner] = _from_log_ratios(np.log(trials - j) - np.log(j + 1) + np.log(q) - np.log1p(-q))
+    return out
 
 
 def _state_moments(a: np.ndarray, b: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -46,6 +46,7 @@ from gpassk_opencompass.metrics import (
     mg_pass_at_k,
 )
 from gpassk_opencompass.uncertainty.bayes import (
+    _binomial_pmf,
     _counts,
     _validated_k,
     _validated_level,
@@ -166,7 +167,7 @@ def _estimator_values(n: int, k: int, tau) -> np.ndarray:
 
 def _latent(p: np.ndarray, k: int, tau) -> np.ndarray:
     r"""``theta(p) = sum_j v_j Bin(j; k, p)``."""
-    return stats.binom.pmf(np.arange(k + 1)[None, :], k, p[:, None]) @ score_vector(k, tau)
+    return _binomial_pmf(k, p) @ score_vector(k, tau)
 
 
 def within_question_variance(p, n: int, k: int, tau) -> np.ndarray:
@@ -189,7 +190,7 @@ def within_question_variance(p, n: int, k: int, tau) -> np.ndarray:
     n = _validated_n(n, k)
     score_vector(k, tau)  # validates tau
     values = _estimator_values(n, k, tau)
-    weights = stats.binom.pmf(np.arange(n + 1)[None, :], n, p[:, None])
+    weights = _binomial_pmf(n, p)
     mean = weights @ values  # = theta(p): the estimator is unbiased
     return np.maximum((weights * (values[None, :] - mean[:, None]) ** 2).sum(axis=1), 0.0)
 
