@@ -286,3 +286,16 @@ def test_bad_input_raises_one_line_value_error(call, message):
     with pytest.raises(ValueError) as info:
         call()
     assert message in str(info.value) and "\n" not in str(info.value)
+
+
+# the worked example of docs/uncertainty-bayes.md
+DOC_COUNTS = [0, 0, 1, 3, 5, 8, 8, 10, 12, 14, 15, 16, 16, 16, 2, 6, 9, 11, 13, 16]
+
+
+def test_docs_worked_example():
+    estimate = bayes_interval_counts(DOC_COUNTS, 16, ks=[4], thresholds=[0.5])["G-Pass@4_0.5"]
+    exact = [exact_posterior(c, 16, 4, "0.5") for c in DOC_COUNTS]
+    mean = 100 * float(sum(m for m, _ in exact) / len(exact))
+    std = 100 * math.sqrt(float(sum(v for _, v in exact))) / len(exact)
+    assert (estimate.mean, estimate.std) == pytest.approx((mean, std), abs=1e-11)
+    assert [round(x, 2) for x in (estimate.mean, estimate.std, estimate.low, estimate.high)] == [64.93, 2.41, 60.21, 69.66]

@@ -183,3 +183,19 @@ def test_bad_input_raises_one_line_value_error(call, message):
     with pytest.raises(ValueError) as info:
         call()
     assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_docs_worked_example():
+    counts = [0, 0, 1, 3, 5, 8, 8, 10, 12, 14, 15, 16, 16, 16, 2, 6, 9, 11, 13, 16]
+    p = pilot_probabilities(counts, 16)
+    fixed = expected_half_width(p, 16, 4, 0.5, include_question_sampling=False)
+    sampled = expected_half_width(p, 16, 4, 0.5)
+    exact_p = [Fraction(c + 1, 18) for c in counts]
+    within = sum(exact_within_variance(q, 16, 4, "0.5") for q in exact_p) / len(counts)
+    theta = [1 - (1 - q) ** 4 - 4 * q * (1 - q) ** 3 for q in exact_p]  # P(Bin(4, q) >= 2)
+    between = sum((t - sum(theta) / len(theta)) ** 2 for t in theta) / len(theta)
+    assert fixed.std == pytest.approx(100 * math.sqrt(float(within) / 20), rel=1e-12)
+    assert sampled.std == pytest.approx(100 * math.sqrt(float(within + between) / 20), rel=1e-12)
+    assert [round(x, 2) for x in (fixed.std, fixed.half_width, sampled.std, sampled.half_width)] == [2.71, 5.31, 8.63, 16.91]
+    assert smallest_n(p, 4, 0.5, 3.0, include_question_sampling=False) == 49
+    assert smallest_n(p, 4, 0.5, 3.0) is None  # 20 questions cannot give +-3 points
