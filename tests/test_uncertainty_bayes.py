@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from gpassk_opencompass.metrics import summarize_uncertainty
 from gpassk_opencompass.uncertainty.bayes import (
     bayes_interval,
     bayes_interval_counts,
@@ -299,3 +300,8 @@ def test_docs_worked_example():
     std = 100 * math.sqrt(float(sum(v for _, v in exact))) / len(exact)
     assert (estimate.mean, estimate.std) == pytest.approx((mean, std), abs=1e-11)
     assert [round(x, 2) for x in (estimate.mean, estimate.std, estimate.low, estimate.high)] == [64.93, 2.41, 60.21, 69.66]
+    beta = bayes_interval_counts(DOC_COUNTS, 16, ks=[4], thresholds=[0.5], method="beta")["G-Pass@4_0.5"]
+    assert [round(beta.low, 2), round(beta.high, 2)] == [60.14, 69.58]
+    # the bootstrap row of the table (metrics.summarize_uncertainty, not this module)
+    boot = summarize_uncertainty(DOC_COUNTS, 16, ks=[4], thresholds=[0.5], n_boot=4000, seed=0)["G-Pass@4_0.5"]
+    assert [round(x, 2) for x in (boot.mean, boot.stderr, boot.ci_low, boot.ci_high)] == [65.32, 9.07, 47.17, 81.3]
