@@ -126,7 +126,8 @@ def _validated_prior(prior) -> tuple[float, float]:
         raise ValueError(f"prior must be a pair (alpha0, beta0) of positive numbers; got {prior!r}") from None
     out = []
     for name, value in (("alpha0", alpha0), ("beta0", beta0)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
+        real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        if not real or not math.isfinite(value) or value <= 0:
             raise ValueError(f"prior {name} must be a finite number > 0; got {name}={value!r}")
         out.append(float(value))
     return out[0], out[1]
@@ -161,7 +162,9 @@ def _counts(c, n) -> tuple[np.ndarray, np.ndarray]:
     try:
         c, n = np.broadcast_arrays(c, n)
     except ValueError:
-        raise ValueError(f"c and n must have one value per question; got shapes {c.shape} and {n.shape}") from None
+        raise ValueError(
+            f"c and n must have one value per question; got shapes {c.shape} and {n.shape}"
+        ) from None
     if c.size == 0:
         raise ValueError("c is empty: there are no questions")
     if (n < 0).any():
@@ -198,7 +201,9 @@ def counts_from_matrix(correct) -> tuple[np.ndarray, np.ndarray]:
     try:
         values = array.astype(np.float64)
     except (TypeError, ValueError):
-        raise ValueError("correct must hold 0/1 (or True/False) verdicts and None/NaN for unresolved") from None
+        raise ValueError(
+            "correct must hold 0/1 (or True/False) verdicts and None/NaN for unresolved"
+        ) from None
     resolved = ~np.isnan(values)
     bad = resolved & (values != 0) & (values != 1)
     if bad.any():
@@ -258,7 +263,8 @@ def _from_log_ratios(log_ratio: np.ndarray) -> np.ndarray:
     """
     rows, steps = log_ratio.shape
     j = np.arange(steps)[None, :]
-    mode = np.argmax(np.concatenate([np.zeros((rows, 1)), np.cumsum(log_ratio, axis=1)], axis=1), axis=1)[:, None]
+    log_unnormalised = np.concatenate([np.zeros((rows, 1)), np.cumsum(log_ratio, axis=1)], axis=1)
+    mode = np.argmax(log_unnormalised, axis=1)[:, None]  # only locates the mode
     log_weight = np.zeros((rows, steps + 1))
     log_weight[:, 1:] += np.cumsum(np.where(j >= mode, log_ratio, 0.0), axis=1)
     log_weight[:, :-1] -= np.cumsum(np.where(j < mode, log_ratio, 0.0)[:, ::-1], axis=1)[:, ::-1]
@@ -355,7 +361,8 @@ def _interval(mean: float, std: float, level: float, method: str) -> tuple[float
     concentration = mean * (1.0 - mean) / std**2 - 1.0
     if concentration <= 0.0:  # all mass at 0 and 1 (cannot happen for a proper posterior)
         return 0.0, 1.0
-    low, high = stats.beta.ppf([0.5 - level / 2, 0.5 + level / 2], mean * concentration, (1 - mean) * concentration)
+    tails = [0.5 - level / 2, 0.5 + level / 2]
+    low, high = stats.beta.ppf(tails, mean * concentration, (1 - mean) * concentration)
     return float(low), float(high)
 
 
@@ -394,7 +401,7 @@ def bayes_interval_counts(
 
     >>> result = bayes_interval_counts([0, 8, 16], 16, ks=[4], thresholds=[0.5])
     >>> estimate = result["G-Pass@4_0.5"]
-    >>> print(round(estimate.mean, 6), round(estimate.std, 6), round(estimate.low, 6), round(estimate.high, 6))
+    >>> print(*(round(x, 6) for x in (estimate.mean, estimate.std, estimate.low, estimate.high)))
     56.491228 5.763629 45.194723 67.787733
     >>> list(result)
     ['G-Pass@4_0.5', 'mG-Pass@4']
