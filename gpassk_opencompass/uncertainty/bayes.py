@@ -1,0 +1,466 @@
+r"""Bayesian credible intervals for G-Pass@k_tau and mG-Pass@k (Beta-Binomial posterior per question).
+
+The model. Question :math:`i` has an unknown probability :math:`p_i` that one
+generation is correct. With a :math:`\mathrm{Beta}(\alpha_0, \beta_0)` prior and
+:math:`c_i` correct out of :math:`n_i` resolved generations, the posterior is
+:math:`p_i \sim \mathrm{Beta}(a_i, b_i)`, :math:`a_i = \alpha_0 + c_i`,
+:math:`b_i = \beta_0 + n_i - c_i`, independently across questions.
+
+The quantity. The latent G-Pass@k_tau of a question is the probability that at
+least :math:`m = \max(\lceil \tau k \rceil, 1)` of ``k`` fresh generations are
+correct, :math:`\theta_i = P(\mathrm{Bin}(k, p_i) \ge m)`, and the latent mG-Pass@k is
+:math:`\frac{2}{k} E[\max(\mathrm{Bin}(k, p_i) - \lceil k/2 \rceil, 0)]`. This is exactly
+what the hypergeometric estimator of :mod:`gpassk_opencompass.metrics` estimates
+without bias (:math:`E_{c \sim \mathrm{Bin}(n,p)}[\text{G-Pass}(n, c, k, \tau)] = \theta(p)`),
+so the point estimate and the posterior describe the same number. The benchmark
+quantity is :math:`\bar\theta = \frac{1}{M}\sum_i \theta_i` (reported x 100).
+
+Both metrics are a per-count score :math:`v_j` (``j`` correct among ``k``) averaged
+over :math:`J \sim \mathrm{Bin}(k, p)`: :math:`v_j = [j \ge m]` for G-Pass@k_tau and
+:math:`v_j = \frac{2}{k}\max(j - \lceil k/2 \rceil, 0)` for mG-Pass@k.
+
+Exact posterior moments (no sampling):
+
+* mean: averaging :math:`\mathrm{Bin}(k, p)` over :math:`p \sim \mathrm{Beta}(a, b)` gives
+  the Beta-Binomial, so :math:`E[\theta] = \sum_j v_j\, \mathrm{BetaBin}(j; k, a, b)`;
+* second moment: :math:`\theta(p)^2 = E[v(J_1) v(J_2) \mid p]` for two independent
+  :math:`J_1, J_2 \sim \mathrm{Bin}(k, p)`; their sum is :math:`T \sim \mathrm{Bin}(2k, p)`
+  and :math:`J_1 \mid T = t` is Hypergeometric(2k, t, k) whatever ``p`` is, so
+  :math:`\mathrm{Var}[\theta] = \sum_t \mathrm{BetaBin}(t; 2k, a, b) \sum_j
+  u_j u_{t-j} \mathrm{Hyp}(j; 2k, t, k)` with the centred scores :math:`u = v - E[\theta]`
+  (centring keeps tiny variances accurate);
+* the benchmark: :math:`E[\bar\theta]` is the mean of the per-question means and
+  :math:`\mathrm{Var}[\bar\theta] = \sum_i \mathrm{Var}[\theta_i] / M^2` (independent questions).
+
+The credible interval is built from these exact moments by one of two stated
+approximations: ``method="normal"`` (mean +- z std, clipped to [0, 100]; what
+scorio's ``*_ci`` functions do) or ``method="beta"`` (the central interval of the
+Beta distribution on [0, 1] with the same mean and variance; it respects the
+bounds and the skew near 0 and 1). Both are checked against the quantiles of a
+Monte-Carlo posterior sample in the tests.
+
+Unresolved verdicts (None/NaN) are left out of a question's ``n_i`` (ignorable
+missingness); a question with none resolved keeps the prior. Since the latent
+quantity is defined for any ``k``, ``k`` may exceed ``n_i`` here.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import ceil
+
+import numpy as np
+from scipy import stats
+
+from gpassk_opencompass.metrics import (
+    DEFAULT_THRESHOLDS,
+    metric_key,
+    mg_metric_key,
+    required_correct,
+)
+
+__all__ = [
+    "BayesEstimate",
+    "PosteriorMoments",
+    "bayes_interval",
+    "bayes_interval_counts",
+    "counts_from_matrix",
+    "posterior_moments",
+    "score_vector",
+]
+
+#: The interval constructions :func:`bayes_interval` knows.
+METHODS: tuple[str, ...] = ("normal", "beta")
+
+
+@dataclass(frozen=True)
+class BayesEstimate:
+    """Posterior summary of one benchmark metric, all x 100.
+
+    Attributes:
+        mean: posterior mean of the benchmark metric (shrunk toward the prior,
+            so it differs from :func:`~gpassk_opencompass.metrics.summarize`'s
+            point estimate by O(1/n)).
+        std: posterior standard deviation (exact).
+        low: lower end of the central credible interval.
+        high: upper end of the central credible interval.
+        level: the interval's posterior mass, e.g. 0.95.
+        prior: ``(alpha0, beta0)`` of the Beta prior on each question's p.
+        method: how the interval was built from the exact moments
+            (``"normal"`` or ``"beta"``).
+    """
+
+    mean: float
+    std: float
+    low: float
+    high: float
+    level: float
+    prior: tuple[float, float]
+    method: str
+
+
+@dataclass(frozen=True)
+class PosteriorMoments:
+    """Per-question posterior mean and variance of a latent metric, in [0, 1] units.
+
+    Attributes:
+        mean: one posterior mean per question.
+        variance: one posterior variance per question.
+    """
+
+    mean: np.ndarray
+    variance: np.ndarray
+
+
+# --------------------------------------------------------------------------
+# validation
+
+
+def _validated_prior(prior) -> tuple[float, float]:
+    try:
+        alpha0, beta0 = prior
+    except (TypeError, ValueError):
+        raise ValueError(f"prior must be a pair (alpha0, beta0) of positive numbers; got {prior!r}") from None
+    out = []
+    for name, value in (("alpha0", alpha0), ("beta0", beta0)):
+        real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        if not real or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"prior {name} must be a finite number > 0; got {name}={value!r}")
+        out.append(float(value))
+    return out[0], out[1]
+
+
+def _validated_level(level) -> float:
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
+        raise ValueError(f"level must be a credibility level in (0, 1); got level={level!r}")
+    return float(level)
+
+
+def _validated_k(k) -> int:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"k must be an integer >= 1; got k={k!r}")
+    return int(k)
+
+
+def _int_vector(name: str, value) -> np.ndarray:
+    array = np.asarray(value)
+    if array.dtype.kind == "b" or array.dtype.kind not in "iuf" or array.ndim > 1:
+        raise ValueError(f"{name} must be integers, one per question (1-D); got {value!r}")
+    if array.dtype.kind == "f":
+        bad = ~np.isfinite(array) | (array != np.round(array))
+        if bad.any():
+            raise ValueError(f"{name} must be integers; got {name}={array[bad].ravel()[0]!r}")
+    return np.atleast_1d(array.astype(np.int64))
+
+
+def _counts(c, n) -> tuple[np.ndarray, np.ndarray]:
+    c = _int_vector("c", c)
+    n = _int_vector("n", n)
+    try:
+        c, n = np.broadcast_arrays(c, n)
+    except ValueError:
+        raise ValueError(
+            f"c and n must have one value per question; got shapes {c.shape} and {n.shape}"
+        ) from None
+    if c.size == 0:
+        raise ValueError("c is empty: there are no questions")
+    if (n < 0).any():
+        raise ValueError(f"n must be >= 0 (resolved generations per question); got n={int(n[n < 0][0])}")
+    if (c < 0).any() or (c > n).any():
+        bad = (c < 0) | (c > n)
+        raise ValueError(f"c must satisfy 0 <= c <= n; got c={int(c[bad][0])} with n={int(n[bad][0])}")
+    return c, n
+
+
+def counts_from_matrix(correct) -> tuple[np.ndarray, np.ndarray]:
+    """Per-question correct counts and resolved counts from a verdict matrix.
+
+    Args:
+        correct: questions x generations; ``True``/``1`` correct,
+            ``False``/``0`` wrong, ``None``/``NaN`` unresolved.
+
+    Returns:
+        ``(c, n)``: correct verdicts and resolved verdicts per question.
+
+    >>> c, n = counts_from_matrix([[1, 0, None], [True, True, False]])
+    >>> c.tolist(), n.tolist()
+    ([1, 2], [2, 3])
+    >>> counts_from_matrix([[1, 2]])
+    Traceback (most recent call last):
+    ...
+    ValueError: correct must hold 0/1 (or True/False) verdicts and None/NaN for unresolved; got 2.0
+    """
+    array = np.asarray(correct, dtype=object if _has_none(correct) else None)
+    if array.ndim != 2:
+        raise ValueError(f"correct must be a questions x generations matrix (2-D); got shape {array.shape}")
+    if array.dtype == object:
+        array = np.where(array == None, np.nan, array)  # noqa: E711 (elementwise)
+    try:
+        values = array.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            "correct must hold 0/1 (or True/False) verdicts and None/NaN for unresolved"
+        ) from None
+    resolved = ~np.isnan(values)
+    bad = resolved & (values != 0) & (values != 1)
+    if bad.any():
+        raise ValueError(
+            "correct must hold 0/1 (or True/False) verdicts and None/NaN for unresolved; "
+            f"got {values[bad][0]!r}"
+        )
+    if values.shape[0] == 0:
+        raise ValueError("correct has no questions")
+    return np.where(resolved, values, 0).sum(axis=1).astype(np.int64), resolved.sum(axis=1).astype(np.int64)
+
+
+def _has_none(value) -> bool:
+    if isinstance(value, np.ndarray):
+        return value.dtype == object
+    try:
+        return any(item is None for row in value for item in row)
+    except TypeError:
+        return False
+
+
+# --------------------------------------------------------------------------
+# the exact moments
+
+
+def score_vector(k: int, tau) -> np.ndarray:
+    r"""The per-count score :math:`v_j`, ``j = 0..k``, whose Binomial average is the metric.
+
+    ``tau`` is a threshold in [0, 1] for G-Pass@k_tau, or ``"mG"`` for mG-Pass@k.
+
+    >>> score_vector(4, 0.5).tolist(), score_vector(4, "mG").tolist()
+    ([0.0, 0.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.5, 1.0])
+    """
+    k = _validated_k(k)
+    j = np.arange(k + 1)
+    if isinstance(tau, str):
+        if tau != "mG":
+            raise ValueError(f"tau must be a threshold in [0, 1] or 'mG'; got tau={tau!r}")
+        return (2.0 / k) * np.maximum(j - ceil(k / 2), 0).astype(np.float64)
+    return (j >= required_correct(k, tau)).astype(np.float64)
+
+
+def _pair_hypergeometric(k: int) -> np.ndarray:
+    """``H[t, j] = P(J1 = j | J1 + J2 = t)`` for two i.i.d. Bin(k, p): Hypergeometric(2k, t, k)."""
+    t = np.arange(2 * k + 1)[:, None]
+    j = np.arange(k + 1)[None, :]
+    return stats.hypergeom.pmf(j, 2 * k, t, k)
+
+
+def _from_log_ratios(log_ratio: np.ndarray) -> np.ndarray:
+    """Normalised probabilities of ``0..K`` per row from ``log P(j+1)/P(j)``, ``j = 0..K-1``.
+
+    Accumulated in log space outward from each row's mode and normalised per row
+    (as the tail table of :mod:`gpassk_opencompass.metrics`), which keeps about
+    1e-15 relative accuracy where differences of large ``betaln``/``gammaln``
+    lose digits for n in the thousands.
+    """
+    rows, steps = log_ratio.shape
+    j = np.arange(steps)[None, :]
+    log_unnormalised = np.concatenate([np.zeros((rows, 1)), np.cumsum(log_ratio, axis=1)], axis=1)
+    mode = np.argmax(log_unnormalised, axis=1)[:, None]  # only locates the mode
+    log_weight = np.zeros((rows, steps + 1))
+    log_weight[:, 1:] += np.cumsum(np.where(j >= mode, log_ratio, 0.0), axis=1)
+    log_weight[:, :-1] -= np.cumsum(np.where(j < mode, log_ratio, 0.0)[:, ::-1], axis=1)[:, ::-1]
+    weight = np.exp(log_weight - log_weight.max(axis=1, keepdims=True))
+    return weight / weight.sum(axis=1, keepdims=True)
+
+
+def _beta_binomial_pmf(trials: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Beta-Binomial(trials, a, b) probabilities of ``0..trials``, one row per (a, b).
+
+    Ratio recurrence ``P(j+1)/P(j) = (trials-j)(a+j) / ((j+1)(b+trials-j-1))``.
+    """
+    a, b = a[:, None], b[:, None]
+    j = np.arange(trials, dtype=np.float64)[None, :]
+    return _from_log_ratios(np.log((trials - j) * (a + j)) - np.log((j + 1) * (b + trials - j - 1)))
+
+
+def _binomial_pmf(trials: int, p: np.ndarray) -> np.ndarray:
+    """Binomial(trials, p) probabilities of ``0..trials``, one row per p (p = 0 and 1 exact)."""
+    p = np.asarray(p, dtype=np.float64)
+    inner = (p > 0) & (p < 1)
+    out = np.zeros((p.size, trials + 1))
+    out[p <= 0, 0] = 1.0
+    out[p >= 1, trials] = 1.0
+    if inner.any():
+        q = p[inner][:, None]
+        j = np.arange(trials, dtype=np.float64)[None, :]
+        out[inner] = _from_log_ratios(np.log(trials - j) - np.log(j + 1) + np.log(q) - np.log1p(-q))
+    return out
+
+
+def _state_moments(a: np.ndarray, b: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Posterior mean and variance of ``sum_j v_j Bin(j; k, p)`` for ``p ~ Beta(a, b)``, per state."""
+    k = v.size - 1
+    a, b = a[:, None], b[:, None]
+    if np.all(v == v[0]):
+        return np.full(a.shape[0], v[0]), np.zeros(a.shape[0])
+    mean = _beta_binomial_pmf(k, a[:, 0], b[:, 0]) @ v
+    u = v[None, :] - mean[:, None]  # centred scores, states x (k + 1)
+    hyper = _pair_hypergeometric(k)
+    inner = np.zeros((a.shape[0], 2 * k + 1))
+    for j in range(k + 1):  # loop over the k + 1 counts of one draw, vectorised over states and the other
+        inner[:, j : j + k + 1] += u[:, [j]] * u * hyper[j : j + k + 1, j][None, :]
+    weights = _beta_binomial_pmf(2 * k, a[:, 0], b[:, 0])
+    variance = np.maximum((weights * inner).sum(axis=1), 0.0)
+    return np.clip(mean, 0.0, 1.0), variance
+
+
+def posterior_moments(c, n, k: int, tau, *, prior=(1.0, 1.0)) -> PosteriorMoments:
+    r"""Exact per-question posterior mean and variance of the latent G-Pass@k_tau (or mG-Pass@k).
+
+    Args:
+        c: correct generations per question (1-D ints).
+        n: resolved generations per question (int or 1-D ints); ``n = 0`` keeps the prior.
+        k: draws of the latent metric, ``>= 1`` (may exceed ``n``).
+        tau: threshold in [0, 1], or ``"mG"`` for mG-Pass@k.
+        prior: ``(alpha0, beta0)`` of the Beta prior on each question's p.
+
+    Returns:
+        :class:`PosteriorMoments` in [0, 1] units (not x 100).
+
+    With a uniform prior and all 4 of 4 correct, p ~ Beta(5, 1) and the latent
+    G-Pass@2_1.0 = p^2 has mean 5/7 and variance 5/9 - (5/7)^2 = 20/441:
+
+    >>> moments = posterior_moments([4], 4, 2, 1.0)
+    >>> print(round(float(moments.mean[0]), 12), round(float(moments.variance[0]), 12))
+    0.714285714286 0.045351473923
+    >>> posterior_moments([1], 4, 2, 1.0, prior=(0, 1))
+    Traceback (most recent call last):
+    ...
+    ValueError: prior alpha0 must be a finite number > 0; got alpha0=0
+    """
+    alpha0, beta0 = _validated_prior(prior)
+    c, n = _counts(c, n)
+    v = score_vector(k, tau)
+    states, inverse = np.unique(np.stack([c, n - c], axis=1), axis=0, return_inverse=True)
+    mean, variance = _state_moments(alpha0 + states[:, 0], beta0 + states[:, 1], v)
+    inverse = inverse.reshape(-1)
+    return PosteriorMoments(mean=mean[inverse], variance=variance[inverse])
+
+
+# --------------------------------------------------------------------------
+# the benchmark interval
+
+
+def _interval(mean: float, std: float, level: float, method: str) -> tuple[float, float]:
+    """Central interval in [0, 1] units from the exact mean and std."""
+    if std == 0.0:
+        return mean, mean
+    if method == "normal":
+        z = stats.norm.ppf(0.5 + level / 2)
+        return min(max(mean - z * std, 0.0), 1.0), min(max(mean + z * std, 0.0), 1.0)
+    # method == "beta": the Beta on [0, 1] with this mean and variance
+    concentration = mean * (1.0 - mean) / std**2 - 1.0
+    if concentration <= 0.0:  # all mass at 0 and 1 (cannot happen for a proper posterior)
+        return 0.0, 1.0
+    tails = [0.5 - level / 2, 0.5 + level / 2]
+    low, high = stats.beta.ppf(tails, mean * concentration, (1 - mean) * concentration)
+    return float(low), float(high)
+
+
+def bayes_interval_counts(
+    c,
+    n,
+    ks: Sequence[int] = (4, 8, 16),
+    thresholds: Sequence = DEFAULT_THRESHOLDS,
+    *,
+    prior=(1.0, 1.0),
+    level: float = 0.95,
+    method: str = "normal",
+) -> dict[str, BayesEstimate]:
+    r"""Posterior mean, std and credible interval of every G-Pass@k_tau and mG-Pass@k, x 100.
+
+    The benchmark metric is :math:`\bar\theta = \frac1M \sum_i \theta_i` with independent
+    per-question posteriors (see the module docstring): its mean and variance are
+    exact; the interval is ``method`` applied to them.
+
+    Args:
+        c: correct generations per question (1-D ints).
+        n: resolved generations per question (int or 1-D ints).
+        ks: the k values (any k >= 1; the latent metric needs no k <= n).
+        thresholds: the tau values in [0, 1].
+        prior: ``(alpha0, beta0)``, the Beta prior on each question's p
+            (default uniform, as scorio's).
+        level: posterior mass of the central interval.
+        method: ``"normal"`` (mean +- z std, clipped to [0, 100]) or ``"beta"``
+            (moment-matched Beta).
+
+    Returns:
+        A dict keyed like :func:`~gpassk_opencompass.metrics.summarize`: per k,
+        ``G-Pass@{k}_{tau}`` per threshold then ``mG-Pass@{k}``.
+
+    Three questions, 16 generations each, 0, 8 and 16 correct:
+
+    >>> result = bayes_interval_counts([0, 8, 16], 16, ks=[4], thresholds=[0.5])
+    >>> estimate = result["G-Pass@4_0.5"]
+    >>> print(*(round(x, 6) for x in (estimate.mean, estimate.std, estimate.low, estimate.high)))
+    56.491228 5.763629 45.194723 67.787733
+    >>> list(result)
+    ['G-Pass@4_0.5', 'mG-Pass@4']
+    >>> bayes_interval_counts([1], 4, ks=[2], method="exact")
+    Traceback (most recent call last):
+    ...
+    ValueError: method must be one of ('normal', 'beta'); got method='exact'
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}; got method={method!r}")
+    level = _validated_level(level)
+    prior = _validated_prior(prior)
+    c, n = _counts(c, n)
+    ks = [_validated_k(k) for k in ks]
+    if not ks:
+        raise ValueError("ks must name at least one k")
+    thresholds = list(thresholds)
+    out: dict[str, BayesEstimate] = {}
+    for k in ks:
+        for key, tau in [(metric_key(k, tau), tau) for tau in thresholds] + [(mg_metric_key(k), "mG")]:
+            moments = posterior_moments(c, n, k, tau, prior=prior)
+            mean = float(moments.mean.mean())
+            std = float(math.sqrt(moments.variance.sum()) / c.size)
+            low, high = _interval(mean, std, level, method)
+            out[key] = BayesEstimate(
+                mean=100 * mean, std=100 * std, low=100 * low, high=100 * high,
+                level=level, prior=prior, method=method,
+            )
+    return out
+
+
+def bayes_interval(
+    correct,
+    ks: Sequence[int] = (4, 8, 16),
+    thresholds: Sequence = DEFAULT_THRESHOLDS,
+    *,
+    prior=(1.0, 1.0),
+    level: float = 0.95,
+    method: str = "normal",
+) -> dict[str, BayesEstimate]:
+    """:func:`bayes_interval_counts` on a questions x generations verdict matrix.
+
+    Args:
+        correct: questions x generations; ``True``/``1`` correct, ``False``/``0``
+            wrong, ``None``/``NaN`` unresolved (left out of that question's n).
+        ks, thresholds, prior, level, method: as :func:`bayes_interval_counts`.
+
+    Posteriors Beta(4, 3) and Beta(5, 2); G-Pass@2_1.0 = p^2 has means 20/56 and 30/56:
+
+    >>> matrix = [[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]]
+    >>> estimate = bayes_interval(matrix, ks=[2], thresholds=[1.0])["G-Pass@2_1.0"]
+    >>> print(round(estimate.mean, 6), round(estimate.std, 6))
+    44.642857 14.616701
+
+    An unresolved verdict shrinks that question's n (Beta(3, 3) and Beta(4, 2): 12/42 and 20/42):
+
+    >>> with_gap = bayes_interval([[0, 1, None, 0, 1], [1, 1, 0, float("nan"), 1]], ks=[2], thresholds=[1.0])
+    >>> print(round(with_gap["G-Pass@2_1.0"].mean, 6))
+    38.095238
+    """
+    c, n = counts_from_matrix(correct)
+    return bayes_interval_counts(c, n, ks, thresholds, prior=prior, level=level, method=method)

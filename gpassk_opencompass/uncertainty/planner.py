@@ -1,0 +1,359 @@
+r"""Sample-size planning: the interval half-width to expect at n generations, and the smallest n for a target.
+
+The model. The benchmark estimate at ``n`` generations per question is
+:math:`\hat G = \frac1M \sum_i G(n, c_i, k, \tau)` with :math:`c_i \sim \mathrm{Bin}(n, p_i)`
+independently, ``G`` the exact hypergeometric estimator of
+:mod:`gpassk_opencompass.metrics` (unbiased for :math:`\theta_i = P(\mathrm{Bin}(k, p_i) \ge m)`,
+or the mG-Pass@k analogue). Its variance has two parts:
+
+* within questions (generation noise), exact by summing over ``c = 0..n`` with
+  binomial weights: :math:`V_i(n) = \sum_c \binom{n}{c} p_i^c (1-p_i)^{n-c}\,(G(n,c) - \theta_i)^2`;
+* between questions, when the M questions are regarded as a sample from a
+  population (what the bootstrap over questions measures): the population is
+  the pilot's questions, so this part is :math:`\sigma^2_\theta = \frac1{M_0}\sum_i (\theta_i - \bar\theta)^2`
+  (divisor :math:`M_0`, the pilot's question count: resampling the pilot's questions with
+  replacement).
+
+With :math:`M` planned questions, :math:`\mathrm{Var}[\hat G] = (\overline{V(n)} + \sigma^2_\theta)/M`
+(drop :math:`\sigma^2_\theta` for a fixed question set), and the planned half-width of
+a ``level`` interval is :math:`z_{(1+\text{level})/2}\sqrt{\mathrm{Var}[\hat G]}`, x 100
+(percentage points, like every reported metric). :math:`V_i(n)` is
+non-increasing in ``n`` (``G`` is a U-statistic of the generations), which
+:func:`smallest_n` relies on; it falls like ``1/n`` for large ``n``.
+
+The ``p_i``. From a pilot with :math:`c_i` of :math:`n_i` correct,
+:func:`pilot_probabilities` gives the posterior mean :math:`(c_i + \alpha_0)/(n_i + \alpha_0 + \beta_0)`
+under a Beta prior (default uniform): the raw :math:`c_i/n_i` puts questions the pilot
+got all right or all wrong at zero generation noise for every n, which
+understates the width. Pass ``prior=None`` for the raw fractions.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from gpassk_opencompass.metrics import (
+    DEFAULT_THRESHOLDS,
+    g_pass_at_k,
+    metric_key,
+    mg_metric_key,
+    mg_pass_at_k,
+)
+from gpassk_opencompass.uncertainty.bayes import (
+    _binomial_pmf,
+    _counts,
+    _validated_k,
+    _validated_level,
+    _validated_prior,
+    counts_from_matrix,
+    score_vector,
+)
+
+__all__ = [
+    "PlannedWidth",
+    "expected_half_width",
+    "pilot_probabilities",
+    "plan_table",
+    "smallest_n",
+    "within_question_variance",
+]
+
+
+@dataclass(frozen=True)
+class PlannedWidth:
+    """The planned uncertainty of one metric at ``n`` generations and ``questions`` questions.
+
+    Attributes:
+        key: the metric, keyed like :func:`~gpassk_opencompass.metrics.summarize`.
+        n: generations per question.
+        questions: number of questions M.
+        std: planned standard deviation of the benchmark estimate, x 100.
+        half_width: ``z * std``, x 100 (percentage points).
+        level: the interval's level.
+        include_question_sampling: whether the between-question part is included.
+    """
+
+    key: str
+    n: int
+    questions: int
+    std: float
+    half_width: float
+    level: float
+    include_question_sampling: bool
+
+
+# --------------------------------------------------------------------------
+# inputs
+
+
+def pilot_probabilities(counts, n=None, *, prior=(1.0, 1.0)) -> np.ndarray:
+    r"""Per-question success probabilities from a pilot, shrunk by a Beta prior.
+
+    Args:
+        counts: correct generations per question (1-D, with ``n``), or a
+            questions x generations verdict matrix (None/NaN unresolved).
+        n: generations per question with 1-D counts (int or one per question).
+        prior: ``(alpha0, beta0)``; ``p_i = (c_i + alpha0) / (n_i + alpha0 + beta0)``,
+            the posterior mean. ``None`` gives the raw ``c_i / n_i``.
+
+    >>> pilot_probabilities([0, 4, 8], 8).tolist()
+    [0.1, 0.5, 0.9]
+    >>> pilot_probabilities([[1, 0, None], [1, 1, 1]], prior=None).tolist()
+    [0.5, 1.0]
+    """
+    if np.ndim(counts) == 2:
+        if n is not None:
+            raise ValueError("n must be omitted with a verdict matrix (each row's resolved count is its n)")
+        c, n_array = counts_from_matrix(counts)
+    else:
+        if n is None:
+            raise ValueError("n (generations per question) is required with 1-D counts")
+        c, n_array = _counts(counts, n)
+    if prior is None:
+        if (n_array == 0).any():
+            raise ValueError("a question has no resolved generations; its raw c/n is undefined (use a prior)")
+        return c / n_array
+    alpha0, beta0 = _validated_prior(prior)
+    return (c + alpha0) / (n_array + alpha0 + beta0)
+
+
+def _probabilities(p) -> np.ndarray:
+    array = np.atleast_1d(np.asarray(p, dtype=np.float64))
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(
+            f"p must be one success probability per question (1-D, non-empty); got shape {array.shape}"
+        )
+    bad = ~np.isfinite(array) | (array < 0) | (array > 1)
+    if bad.any():
+        raise ValueError(f"p must be probabilities in [0, 1]; got p={array[bad][0]!r}")
+    return array
+
+
+def _validated_n(n, k: int) -> int:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise ValueError(f"n must be an integer; got n={n!r}")
+    if n < k:
+        raise ValueError(
+            f"n must satisfy n >= k (cannot draw more generations than there are); got n={n} with k={k}"
+        )
+    return int(n)
+
+
+def _validated_questions(questions, default: int) -> int:
+    if questions is None:
+        return default
+    if isinstance(questions, bool) or not isinstance(questions, numbers.Integral) or questions < 1:
+        raise ValueError(f"questions must be a positive integer; got questions={questions!r}")
+    return int(questions)
+
+
+def _key(k: int, tau) -> str:
+    return mg_metric_key(k) if isinstance(tau, str) else metric_key(k, tau)
+
+
+# --------------------------------------------------------------------------
+# the variance
+
+
+def _estimator_values(n: int, k: int, tau) -> np.ndarray:
+    """``G(n, c, k, tau)`` for ``c = 0..n``."""
+    counts = np.arange(n + 1)
+    if isinstance(tau, str):
+        return np.asarray(mg_pass_at_k(n, counts, k), dtype=np.float64)
+    return np.asarray(g_pass_at_k(n, counts, k, tau), dtype=np.float64)
+
+
+def _latent(p: np.ndarray, k: int, tau) -> np.ndarray:
+    r"""``theta(p) = sum_j v_j Bin(j; k, p)``."""
+    return _binomial_pmf(k, p) @ score_vector(k, tau)
+
+
+def within_question_variance(p, n: int, k: int, tau) -> np.ndarray:
+    r"""Exact :math:`\mathrm{Var}_{c \sim \mathrm{Bin}(n, p_i)}[G(n, c, k, \tau)]` per question ([0, 1]^2 units).
+
+    Args:
+        p: per-question success probabilities.
+        n: generations per question, ``n >= k``.
+        k: draws.
+        tau: threshold in [0, 1], or ``"mG"`` for mG-Pass@k.
+
+    At n = k = 2 and tau = 1 the estimator is the indicator that both are
+    correct, a Bernoulli(p^2): variance p^2 (1 - p^2) = 0.1875 at p = 1/2.
+
+    >>> within_question_variance([0.5, 1.0], 2, 2, 1.0).tolist()
+    [0.1875, 0.0]
+    """
+    k = _validated_k(k)
+    p = _probabilities(p)
+    n = _validated_n(n, k)
+    score_vector(k, tau)  # validates tau
+    values = _estimator_values(n, k, tau)
+    weights = _binomial_pmf(n, p)
+    mean = weights @ values  # = theta(p): the estimator is unbiased
+    return np.maximum((weights * (values[None, :] - mean[:, None]) ** 2).sum(axis=1), 0.0)
+
+
+def expected_half_width(
+    p,
+    n: int,
+    k: int,
+    tau,
+    *,
+    questions: int | None = None,
+    level: float = 0.95,
+    include_question_sampling: bool = True,
+) -> PlannedWidth:
+    r"""The planned std and interval half-width of one metric at ``n`` generations, x 100.
+
+    :math:`\mathrm{Var} = (\overline{V(n)} + \sigma^2_\theta [\text{if include\_question\_sampling}]) / M`,
+    half-width :math:`= z_{(1+\text{level})/2} \sqrt{\mathrm{Var}}` (see the module docstring).
+
+    Args:
+        p: per-question success probabilities (e.g. :func:`pilot_probabilities`).
+        n: generations per question in the planned run, ``n >= k``.
+        k: draws.
+        tau: threshold in [0, 1], or ``"mG"``.
+        questions: planned number of questions M (default: as many as ``p``).
+        level: the interval's level.
+        include_question_sampling: add the between-question variance (the
+            bootstrap's view); ``False`` is the fixed-question view of the
+            Bayesian interval.
+
+    Thirty questions at p = 0.5, G-Pass@4_0.5, n = 16, fixed questions (the exact
+    variance of the estimator over c ~ Bin(16, 1/2), / 30):
+
+    >>> plan = expected_half_width([0.5] * 30, 16, 4, 0.5, include_question_sampling=False)
+    >>> print(plan.key, round(plan.std, 6), round(plan.half_width, 6))
+    G-Pass@4_0.5 3.486118 6.832665
+    >>> expected_half_width([0.5], 2, 4, 0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: n must satisfy n >= k (cannot draw more generations than there are); got n=2 with k=4
+    """
+    p = _probabilities(p)
+    level = _validated_level(level)
+    m = _validated_questions(questions, p.size)
+    k = _validated_k(k)
+    n = _validated_n(n, k)
+    variance = float(within_question_variance(p, n, k, tau).mean())
+    if include_question_sampling:
+        variance += float(_latent(p, k, tau).var())
+    std = math.sqrt(variance / m)
+    z = float(stats.norm.ppf(0.5 + level / 2))
+    return PlannedWidth(
+        key=_key(k, tau), n=n, questions=m, std=100 * std, half_width=100 * z * std,
+        level=level, include_question_sampling=bool(include_question_sampling),
+    )
+
+
+def smallest_n(
+    p,
+    k: int,
+    tau,
+    target_half_width: float,
+    *,
+    questions: int | None = None,
+    level: float = 0.95,
+    include_question_sampling: bool = True,
+    n_max: int = 4096,
+) -> int | None:
+    """The smallest ``n`` in ``[k, n_max]`` whose planned half-width (x 100) is at most the target.
+
+    Binary search, valid because the within-question variance is non-increasing
+    in ``n``. Returns ``None`` when even ``n_max`` does not reach the target --
+    with question sampling the half-width never falls below
+    ``z * sigma_theta / sqrt(M)``, whatever ``n``; more questions are then the
+    only way down.
+
+    Args:
+        p, k, tau, questions, level, include_question_sampling: as
+            :func:`expected_half_width`.
+        target_half_width: in percentage points (the x 100 scale), > 0.
+        n_max: the largest n considered.
+
+    >>> smallest_n([0.5] * 30, 4, 0.5, 6.9, include_question_sampling=False)  # 6.83 at n = 16
+    16
+    >>> smallest_n([0.5] * 30, 4, 0.5, 4.0, include_question_sampling=False)
+    46
+    >>> print(smallest_n([0.1, 0.9] * 15, 4, 0.5, 1.0))  # the question spread alone is wider
+    None
+    """
+    if isinstance(target_half_width, bool) or not isinstance(target_half_width, numbers.Real) or not (
+        math.isfinite(target_half_width) and target_half_width > 0
+    ):
+        raise ValueError(
+            f"target_half_width must be a positive number (percentage points); got {target_half_width!r}"
+        )
+    k = _validated_k(k)
+    n_max = _validated_n(n_max, k)
+
+    def width(n: int) -> float:
+        plan = expected_half_width(
+            p, n, k, tau, questions=questions, level=level,
+            include_question_sampling=include_question_sampling,
+        )
+        return plan.half_width
+
+    if width(n_max) > target_half_width:
+        return None
+    low, high = k, n_max  # invariant: width(high) <= target
+    if width(low) <= target_half_width:
+        return low
+    while high - low > 1:  # width(low) > target
+        middle = (low + high) // 2
+        if width(middle) <= target_half_width:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def plan_table(
+    p,
+    ns: Sequence[int],
+    ks: Sequence[int] = (4, 8, 16),
+    thresholds: Sequence = DEFAULT_THRESHOLDS,
+    *,
+    questions: Sequence[int | None] = (None,),
+    level: float = 0.95,
+    include_question_sampling: bool = True,
+) -> list[PlannedWidth]:
+    """:func:`expected_half_width` for every metric, ``n`` and question count: the planning table.
+
+    Rows are ordered by question count, then ``n``, then metric in
+    :func:`~gpassk_opencompass.metrics.summarize`'s order. Pairs with ``k > n``
+    are skipped (that k cannot be computed from n generations).
+
+    >>> rows = plan_table([0.2, 0.5, 0.9] * 10, ns=[8, 32], ks=[4], thresholds=[1.0], questions=[30, 120])
+    >>> [(row.questions, row.n, row.key, round(row.half_width, 2)) for row in rows]
+    [(30, 8, 'G-Pass@4_1.0', 12.71), (30, 8, 'mG-Pass@4', 13.44),
+     (30, 32, 'G-Pass@4_1.0', 11.09), (30, 32, 'mG-Pass@4', 12.42),
+     (120, 8, 'G-Pass@4_1.0', 6.35), (120, 8, 'mG-Pass@4', 6.72),
+     (120, 32, 'G-Pass@4_1.0', 5.54), (120, 32, 'mG-Pass@4', 6.21)]
+    """
+    p = _probabilities(p)
+    ks = [_validated_k(k) for k in ks]
+    if not ks:
+        raise ValueError("ks must name at least one k")
+    ns = list(ns)
+    if not ns:
+        raise ValueError("ns must name at least one n")
+    rows = []
+    for m in questions:
+        for n in ns:
+            _validated_n(n, 1)
+            for k in ks:
+                if k > n:
+                    continue
+                for tau in list(thresholds) + ["mG"]:
+                    rows.append(expected_half_width(
+                        p, n, k, tau, questions=m, level=level,
+                        include_question_sampling=include_question_sampling,
+                    ))
+    return rows
