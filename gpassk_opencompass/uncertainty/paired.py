@@ -23,7 +23,11 @@ mG-Pass@k, or accuracy :math:`c_i / n`). With :math:`d_i = v^A_i - v^B_i`:
   counts the random sums at least as extreme (the +1 correction keeps the
   Monte Carlo test valid: :math:`P(p \le \alpha) \le \alpha`). "At least as
   extreme" allows a relative tolerance of 1e-9 so that floating-point rounding
-  never turns a tie into a miss (ties count against the difference).
+  never turns a tie into a miss (ties count against the difference), and
+  per-question differences within 1e-12 of 0 are exact ties (the metric
+  values are exact to about 1e-14; pass@3 at 2/4 and at 3/4 correct are both 1
+  but one comes out as 1 - 1e-16), so they are neither flipped nor counted
+  as differing questions.
 
 Ranks (:func:`rank_intervals`): ``K`` models on shared questions, the
 question set resampled jointly; in each resample every model gets the
@@ -75,6 +79,9 @@ __all__ = [
 
 #: Sums within this relative distance of the observed one count as "at least as extreme".
 _RELATIVE_TIE = 1e-9
+#: Per-question differences of metric values (in [0, 1], exact to ~1e-14) below this are zero:
+#: e.g. pass@3 of 2/4 and of 3/4 correct are both exactly 1, one of them 1 - 1e-16 in floating point.
+_VALUE_TIE = 1e-12
 #: Bootstrap means within this distance are tied ranks.
 _RANK_TIE = 1e-12
 #: Cells of one chunk of random signs or bootstrap weights.
@@ -327,6 +334,11 @@ def _bootstrap_means(values: np.ndarray, n_boot: int, rng: np.random.Generator) 
     return means
 
 
+def _snap(differences: np.ndarray) -> np.ndarray:
+    """Differences of per-question metric values within rounding (1e-12) of 0 become exactly 0."""
+    return np.where(np.abs(differences) <= _VALUE_TIE, 0.0, differences)
+
+
 # --------------------------------------------------------------------------
 # aligning two runs
 
@@ -562,7 +574,7 @@ def paired_comparison(
         raise ValueError(f"counts_a and counts_b must have the same shape (same n); got {shape_a} and {shape_b}")
     keys, values_a, _, _ = _metric_table(counts_a, n, ks, thresholds, accuracy)
     _, values_b, _, _ = _metric_table(counts_b, n, ks, thresholds, accuracy)
-    differences = values_a - values_b
+    differences = _snap(values_a - values_b)
     questions = differences.shape[0]
     tests = _sign_flip_columns(differences, n_perm, exact_max, rng)
     boot = _bootstrap_means(differences, n_boot, rng)
@@ -768,7 +780,7 @@ def adjacent_significance(counts, n, metric: str, *, names=None, level: float = 
     values, names = _models_table(counts, n, metric, names)
     if values.shape[0] < 2:
         raise ValueError(f"a leaderboard needs at least two rows to compare; got {values.shape[0]}")
-    differences = (values[:-1] - values[1:]).T  # questions x pairs
+    differences = _snap(values[:-1] - values[1:]).T  # questions x pairs
     tests = _sign_flip_columns(differences, n_perm, exact_max, rng)
     p_values = np.array([test.p_value for test in tests])
     adjusted = _holm(p_values) if correction == "holm" else p_values
