@@ -84,7 +84,7 @@ def _verdicts(name: str, verdicts) -> tuple[np.ndarray, np.ndarray]:
     for index, value in enumerate(flat.tolist()):  # object arrays: one pass of Python values
         if value is None or (isinstance(value, float) and math.isnan(value)):
             continue
-        if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral) and value in (0, 1)):
+        if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Real) and value in (0, 1)):
             correct[index], resolved[index] = bool(value), True
         else:
             position = tuple(int(i) for i in np.unravel_index(index, array.shape))

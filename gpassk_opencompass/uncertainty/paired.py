@@ -215,7 +215,10 @@ class SignFlipTest:
 
 
 def _as_differences(differences) -> np.ndarray:
-    array = np.asarray(differences, dtype=float) if not isinstance(differences, np.ndarray) else differences
+    try:
+        array = np.asarray(differences, dtype=float) if not isinstance(differences, np.ndarray) else differences
+    except (TypeError, ValueError):
+        raise ValueError(f"differences must be a 1-D array of numbers; got {differences!r}") from None
     if array.dtype.kind not in "iuf" or array.ndim != 1:
         raise ValueError(f"differences must be a 1-D array of numbers; got shape {np.shape(array)}, "
                          f"dtype {array.dtype}")
@@ -448,7 +451,8 @@ def align_runs(ids_a, counts_a, ids_b, counts_b, *, n_a, n_b, ks_a=None, ks_b=No
         ks = set_a
     else:
         ks = None
-    index_a = np.array([ids_a.index(q) for q in shared]) if only_a else np.arange(len(ids_a))
+    position_a = {question: index for index, question in enumerate(ids_a)}
+    index_a = np.array([position_a[question] for question in shared])
     index_b = np.array([position_b[q] for q in shared])
     n_shared_a, n_shared_b = n_a_array[index_a], n_b_array[index_b]
     differ = n_shared_a != n_shared_b
