@@ -112,6 +112,27 @@ def test_monte_carlo_p_value_has_the_plus_one_correction_and_is_seeded():
     assert sign_flip_test(np.linspace(-1, 1.2, 50), seed=4) == sign_flip_test(np.linspace(-1, 1.2, 50), seed=4)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=2, max_size=40), st.integers(0, 3))
+def test_swapping_the_models_negates_the_difference_and_mirrors_the_interval(pairs, seed):
+    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+    forward = paired_comparison(a, b, 6, ks=[3], thresholds=[0.5], n_boot=200, n_perm=200, seed=seed)
+    backward = paired_comparison(b, a, 6, ks=[3], thresholds=[0.5], n_boot=200, n_perm=200, seed=seed)
+    for key in forward:
+        f, r = forward[key], backward[key]
+        assert r.difference == pytest.approx(-f.difference, abs=1e-9)
+        assert (r.ci_low, r.ci_high) == pytest.approx((-f.ci_high, -f.ci_low), abs=1e-9)
+        assert (r.p_value, r.test, r.questions_differing) == (f.p_value, f.test, f.questions_differing)
+        assert 0 < f.p_value <= 1 and f.ci_low <= f.ci_high
+
+
+def test_exact_up_to_exact_max_then_monte_carlo():
+    d = np.linspace(0.1, 1.0, 12) * np.resize([1, -1, 1], 12)
+    assert sign_flip_test(d, exact_max=12).test == "exact"
+    assert sign_flip_test(d, exact_max=11, n_perm=500).test == "monte-carlo"
+    assert sign_flip_test(d, exact_max=11, n_perm=500).permutations == 500
+
+
 # ------------------------------------------------------------ null distribution and power
 
 

@@ -324,10 +324,15 @@ def _bootstrap_means(values: np.ndarray, n_boot: int, rng: np.random.Generator) 
     """``n_boot`` means of ``values`` (questions x columns) over questions resampled with replacement.
 
     Identical rows are one group and a resample is drawn as multinomial counts
-    over the groups, the same distribution as resampling questions.
+    over the groups, the same distribution as resampling questions. Groups are
+    taken in order of first appearance, so the draws depend only on which
+    questions tie, not on their values: swapping A and B (negating every
+    difference) mirrors the interval exactly for the same seed.
     """
     questions = values.shape[0]
-    groups, group_size = np.unique(values, axis=0, return_counts=True)
+    groups, first, group_size = np.unique(values, axis=0, return_index=True, return_counts=True)
+    order = np.argsort(first)
+    groups, group_size = groups[order], group_size[order]
     means = np.empty((n_boot, values.shape[1]))
     rows = max(1, _CHUNK_CELLS // len(groups))
     for start in range(0, n_boot, rows):
