@@ -43,9 +43,9 @@ import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
-from scipy.stats import norm
 
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
 from gpassk_opencompass.uncertainty.paired import _metric_table
@@ -214,7 +214,7 @@ def judge_agreement(verdicts_a, verdicts_b, *, ci: float = 0.95) -> JudgeAgreeme
         if chance != total**2:
             kappa = (total * agree - chance) / (total**2 - chance)
             stderr = _kappa_stderr(table.astype(float), kappa, expected)
-            half = float(norm.ppf((1 + ci) / 2)) * stderr
+            half = NormalDist().inv_cdf((1 + ci) / 2) * stderr
             low, high = max(-1.0, kappa - half), min(1.0, kappa + half)
     return JudgeAgreement(
         items=int(correct_a.size),
