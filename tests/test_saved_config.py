@@ -190,3 +190,12 @@ def test_grammar_examples():
         parse_saved_config("a = {[1]}")
     with pytest.raises(UnreadableConfig, match="a dict key that is not a constant"):
         parse_saved_config("a = {(1, 2): 3}")
+
+
+def test_a_refused_line_is_quoted_with_its_api_key_masked(tmp_path):
+    key = "sk-" + "a1B2c3D4e5F6g7H8i9J0" * 2
+    path = tmp_path / "leaky.py"
+    path.write_text(f"models = [dict(key='{key}', path=__import__('os').getcwd())]\n", encoding="utf-8")
+    with pytest.raises(UnreadableConfig, match="line 1: a call to") as error:
+        load_saved_config(path)
+    assert key not in str(error.value) and "dict(key=" in str(error.value)
