@@ -115,7 +115,7 @@ class Spec:
     def results(self, with_block: bool = True) -> dict:
         results = dict(_exact_results_cached(self.p, self.questions, self.n, self.ks, self.seed))
         if with_block:
-            results["gpassk"] = gpassk_block(self.benchmark, self.ks, self.n)
+            results["gpassk"] = {**gpassk_block(self.benchmark, self.ks, self.n), "questions": self.questions}
         return results
 
 
@@ -199,3 +199,24 @@ def readme_grid() -> list[Spec]:
         Spec("Qwen/Qwen2.5-7B-Instruct", "LiveMathBench-202412", 0.7, 32, (4, 8, 16), 0.34, seed=41),
         Spec("Qwen/Qwen2.5-7B-Instruct", "LiveMathBench-202412", 0.0, 1, (1,), 0.34, seed=141),
     ]
+
+
+def make_incomplete(results: dict, unresolved: int, *, schema: int = 2,
+                    bounds: dict[str, tuple[float, float]] | None = None) -> dict:
+    """``results`` of a run whose judge left ``unresolved`` generations without a verdict.
+
+    Schema 1 (written before the ``complete`` flag): the metrics are there (unresolved
+    counted as wrong) and only ``gpassk.judge_stats.unresolved`` says so. Schema 2 (the
+    results contract): top-level ``unresolved``, ``gpassk.complete = false`` and
+    ``gpassk.bounds``, and no top-level metric keys.
+    """
+    info = dict(results["gpassk"])
+    generations = info["n"] * info.get("questions", 0)
+    info["judge_stats"] = {"total": generations, "unique": generations, "cached": 0, "requests": generations,
+                           "retries": 0, "unresolved": unresolved}
+    if schema == 1:
+        return {**results, "gpassk": info}
+    info.update(schema_version=2, complete=False, unresolved=unresolved, allow_unresolved=False,
+                bounds={key: list(pair) for key, pair in (bounds or {}).items()},
+                unresolved_reasons=[["judge endpoint unreachable", unresolved]])
+    return {"unresolved": unresolved, "gpassk": info}

@@ -129,7 +129,8 @@ def test_an_unreadable_saved_config_is_reported(tmp_path):
     write_manifest(tmp_path / "outputs", specs)
     collection = collect_runs([tmp_path])
     assert len(collection.runs) == 2  # the manifest still identifies them
-    assert any("cannot read saved config" in m and f"{TS}_7.py" in m for m in messages(collection))
+    assert any(f"saved config {run_dir / 'configs' / f'{TS}_7.py'} not read: not Python" in m
+               for m in messages(collection))
 
 
 def test_disagreeing_records_are_reported_and_the_results_win(tmp_path):

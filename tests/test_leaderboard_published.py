@@ -1,4 +1,7 @@
-"""The shipped published figures are the seed README's five tables, cell for cell."""
+"""The shipped published figures are the GPassK README's five tables, cell for cell.
+
+Checked against tests/gpassk_readme_tables.md, a copy of those tables kept with the tests
+(nothing outside the repository is read)."""
 
 from __future__ import annotations
 
@@ -10,31 +13,32 @@ import pytest
 
 from gpassk_opencompass.leaderboard import load_published
 
-REPO = Path(__file__).resolve().parents[1]
-# <repo>/../shared in CI (a clean clone with ../shared beside it); further up from a git worktree
-SHARED = next((folder / "shared" for folder in REPO.parents if (folder / "shared" / "seeds").is_dir()),
-              REPO.parent / "shared")
-SEEDS = sorted((SHARED / "seeds").glob("001_*.txt"))
-SHIPPED = REPO / "gpassk_opencompass" / "data" / "published_leaderboard.json"
+HERE = Path(__file__).resolve().parent
+# An independent copy of the README tables, kept beside the tests (provenance in its header comment)
+README_TABLES = HERE / "gpassk_readme_tables.md"
+SHIPPED = HERE.parent / "gpassk_opencompass" / "data" / "published_leaderboard.json"
 METRICS = ("Greedy", "G-Pass@16-0.5", "G-Pass@16-0.75", "G-Pass@16-1.0", "mG-Pass@16")
+CATEGORY = re.compile(r"\[(general|math|o1-like)\]")
 
 
-def seed_tables() -> dict[tuple[str, str, str], float]:
-    """{(benchmark, model, metric): value} read straight from the seed README's Markdown."""
-    if not SEEDS:
-        pytest.fail(f"the seed README is missing: expected {SHARED}/seeds/001_*.txt "
-                    "(CI clones the repo with ../shared beside it)")
-    cells, benchmark = {}, None
-    for line in SEEDS[0].read_text(encoding="utf-8").splitlines():
+def readme_rows() -> list[tuple[str, str, str, tuple[float, ...]]]:
+    """(benchmark, model, category, five values) per row of the README tables' copy."""
+    rows, benchmark = [], None
+    for line in README_TABLES.read_text(encoding="utf-8").splitlines():
         heading = re.fullmatch(r"### \*(.+)\*", line.strip())
         if heading:
             benchmark = heading.group(1)
             continue
-        row = re.fullmatch(r"\|(\S+) [^|]*\|([\d.]+)\|([\d.]+)\|([\d.]+)\|([\d.]+)\|([\d.]+)\|", line.strip())
+        row = re.fullmatch(r"\|(\S+) \[([\w-]+)\]\|([\d.]+)\|([\d.]+)\|([\d.]+)\|([\d.]+)\|([\d.]+)\|", line.strip())
         if benchmark and row:
-            for metric, text in zip(METRICS, row.groups()[1:]):
-                cells[(benchmark, row.group(1), metric)] = float(text)
-    return cells
+            rows.append((benchmark, row.group(1), row.group(2), tuple(map(float, row.groups()[2:]))))
+    return rows
+
+
+def seed_tables() -> dict[tuple[str, str, str], float]:
+    """{(benchmark, model, metric): value} from the copy of the README's Markdown tables."""
+    return {(benchmark, model, metric): value for benchmark, model, _, values in readme_rows()
+            for metric, value in zip(METRICS, values)}
 
 
 def test_every_seed_cell_is_shipped_and_nothing_else():
@@ -76,8 +80,11 @@ def test_models_absent_from_a_table_have_no_value_there():
 def test_provenance_categories_and_aliases():
     published = load_published()
     assert "GPassK README" in published.source
-    assert published.provenance["copy"].startswith("shared/seeds/001_")
-    assert (SHARED.parent / published.provenance["copy"]).is_file()
+    assert published.provenance["url"] == "https://github.com/open-compass/GPassK"
+    assert "arXiv:2412.13147" in published.provenance["paper"]
+    assert "2025-02-13" in published.source
+    assert "copy" not in published.provenance  # no path outside the package: a citation
+    assert published.categories == {model: category for _, model, category, _ in readme_rows()}
     assert published.categories["Qwen2.5-Math-72B-Instruct"] == "math"
     assert published.categories["DeepSeek-R1"] == "o1-like"
     assert published.categories["Claude-3.5-Sonnet"] == "general"

@@ -12,6 +12,7 @@ from pathlib import Path
 from loguru import logger
 
 from gpassk_opencompass.cli import UsageError
+from gpassk_opencompass.files import write_text_atomic
 from gpassk_opencompass.leaderboard import (
     DEFAULT_TOLERANCE,
     FORMATS,
@@ -23,6 +24,10 @@ from gpassk_opencompass.leaderboard import (
     load_published,
 )
 from gpassk_opencompass.leaderboard.table import LEADERBOARD_THRESHOLDS
+from gpassk_opencompass.redaction import redact
+
+#: Exit code when a wanted run was left out for unresolved verdicts (the cross-command contract).
+INCOMPLETE_EXIT = 3
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -32,7 +37,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         description="Read finished OpenCompass runs (results, saved configs, the generator's "
                     "manifest.json) and write one table per benchmark: Greedy, G-Pass@k_τ, "
                     "mG-Pass@k, sorted by mG-Pass@k. Skipped or doubtful results are reported "
-                    "on stderr; the rest still make a table.")
+                    "on stderr; the rest still make a table. Exit 3 when a run was left out for being "
+                    "incomplete (see --allow-unresolved).")
     parser.add_argument("outputs", nargs="+", type=Path, metavar="OUTPUTS",
                         help="OpenCompass work dirs (-w folders, single outputs/<timestamp> runs, "
                              "or folders holding them)")
@@ -60,6 +66,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                              "of the shipped figures; implies --compare-published")
     parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="POINTS",
                         help=f"flag Δ beyond this many points (default {DEFAULT_TOLERANCE:g})")
+    parser.add_argument("--allow-unresolved", action="store_true",
+                        help="tabulate a run with unresolved verdicts (the judge failed for some generations) "
+                             "when no complete run of it exists; its values are marked '*' (unresolved counted "
+                             "as wrong) with the bounds in a footnote. Without it such a run is left out and "
+                             "the command exits 3")
     parser.add_argument("--manifest", type=Path, action="append", default=[], metavar="FILE",
                         help="a generator manifest.json describing the runs (those under OUTPUTS are "
                              "found automatically)")
@@ -81,12 +92,17 @@ def run(args: argparse.Namespace) -> int:
     collection = collect_runs(args.outputs, args.manifest)
     board = build_leaderboard(collection.runs, k=args.k, thresholds=args.thresholds,
                               benchmarks=args.benchmarks, temperature=args.temperature,
-                              notices=collection.notices)
+                              notices=collection.notices, allow_unresolved=args.allow_unresolved)
     if published is not None:
         board = compare_with_published(board, published, args.tolerance)
     for notice in board.notices:
-        logger.warning(notice.message)
+        logger.warning(redact(notice.message))
+    incomplete = len(board.left_out_incomplete)
     if not board.tables:
+        if incomplete:
+            logger.error(f"no leaderboard rows: {incomplete} incomplete run(s) left out (see above); "
+                         "rerun them to resume, or pass --allow-unresolved")
+            return INCOMPLETE_EXIT
         raise ValueError(f"no leaderboard rows from {len(collection.runs)} usable results file(s); "
                          "see the warnings above")
     rows = sum(len(table.rows) for table in board.tables)
@@ -95,16 +111,21 @@ def run(args: argparse.Namespace) -> int:
 
     for path, fmt in targets:
         text = FORMATS[fmt](board, intervals=args.ci)
+        text = text if text.endswith("\n") else text + "\n"
         if path is None:
-            sys.stdout.write(text if text.endswith("\n") else text + "\n")
+            sys.stdout.write(text)
         else:
-            path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-            logger.info(f"wrote {path}")
+            write_text_atomic(path, text)
+            logger.info(redact(f"wrote {path}"))
     if args.plots is not None:
         from gpassk_opencompass.leaderboard.plots import write_plots  # matplotlib only when asked
 
         for path in write_plots(board, args.plots):
-            logger.info(f"wrote {path}")
+            logger.info(redact(f"wrote {path}"))
+    if incomplete:
+        logger.error(f"incomplete: {incomplete} run(s) left out for unresolved verdicts (see above); "
+                     "rerun them to resume, or pass --allow-unresolved")
+        return INCOMPLETE_EXIT
     return 0
 
 

@@ -29,7 +29,12 @@ from tqdm import tqdm
 
 from gpassk_opencompass.leaderboard.identify import UnidentifiedRun, identify_run
 from gpassk_opencompass.leaderboard.records import Collection, Notice, RunResult
-from gpassk_opencompass.plugin.runs import find_entry, load_saved_config, saved_config_paths
+from gpassk_opencompass.plugin.runs import (
+    UnreadableConfig,
+    find_entry,
+    load_saved_config,
+    saved_config_paths,
+)
 
 MANIFEST_NAME = "manifest.json"
 
@@ -185,8 +190,9 @@ def _saved_configs(run_dir: Path, notices: list[Notice]) -> list[Mapping]:
     for path in paths:
         try:
             configs.append(load_saved_config(path))
-        except Exception as error:  # noqa: BLE001 - any failure of a user's file is reported, not fatal
-            notices.append(Notice(f"cannot read saved config {path}: {type(error).__name__}: {error}", path))
+        except UnreadableConfig as error:  # read as data only: nothing of it ran
+            notices.append(Notice(f"{error}; nothing in it was run, and runs there are identified "
+                                  "without it", path))
     return configs
 
 

@@ -19,11 +19,17 @@ JavaScript every benchmark is simply shown one after another.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from html import escape
 
 from gpassk_opencompass import __version__
 from gpassk_opencompass.leaderboard.records import BenchmarkTable, Cell, Leaderboard
-from gpassk_opencompass.leaderboard.render import format_comparison, format_value
+from gpassk_opencompass.leaderboard.render import (
+    INCOMPLETE,
+    format_comparison,
+    format_value,
+    incomplete_footnotes,
+)
 from gpassk_opencompass.leaderboard.svg_chart import model_colors, threshold_chart
 
 STYLE = """
@@ -56,6 +62,8 @@ tbody th { font-weight: 500; }
 td.delta { color: var(--muted); font-size: 12px; }
 td.delta.flagged { color: var(--flag); font-weight: 600; }
 td.missing { color: #aaa; }
+td.incomplete { color: var(--flag); font-style: italic; }
+.incomplete-notes { color: var(--flag); font-size: 12px; }
 figure { margin: 8px 0 20px; }
 figcaption { color: var(--muted); font-size: 12px; }
 svg.chart { width: 100%; max-width: 760px; height: auto; font-size: 12px; }
@@ -221,6 +229,9 @@ def _panel(leaderboard: Leaderboard, table: BenchmarkTable, index: int, colors: 
                 cells.append(f'<td class="delta{flagged}" data-value="{_data(cell.delta)}" '
                              f'title="{published}">{escape(format_comparison(cell, comparison))}</td>')
         body.append(f'<tr data-model="{escape(row.label)}">' + "".join(cells) + "</tr>")
+    one_table = replace(leaderboard, tables=(table,))
+    footnotes = "".join(f"<p>{INCOMPLETE} {escape(note)}</p>" for note in incomplete_footnotes(one_table))
+    footnotes = f'<div class="incomplete-notes">{footnotes}</div>' if footnotes else ""
     chart = threshold_chart(table.rows, k=leaderboard.k, colors=colors, title=table.benchmark)
     name = escape(table.benchmark)
     return f"""<section class="benchmark" id="panel-{index}" role="tabpanel" data-benchmark="{name}">
@@ -231,6 +242,7 @@ def _panel(leaderboard: Leaderboard, table: BenchmarkTable, index: int, colors: 
 {chr(10).join(body)}
 </tbody>
 </table>
+{footnotes}
 <figure>
 {chart}
 <figcaption>G-Pass@{leaderboard.k}<sub>τ</sub> against τ on {escape(table.benchmark)}: τ = 0 is
@@ -246,6 +258,11 @@ def _value_cell(cell: Cell, intervals: bool) -> str:
     if intervals and cell.interval is not None:
         interval = (f'<span class="ci">[{format_value(cell.interval.low)}, '
                     f'{format_value(cell.interval.high)}]</span>')
+    if not cell.complete:
+        bounds = "" if cell.bounds is None else (f"; {format_value(cell.bounds[0])} if every unresolved "
+                                                 f"generation is wrong, {format_value(cell.bounds[1])} if right")
+        return (f'<td class="incomplete" data-value="{_data(cell.value)}" title="incomplete run{bounds}">'
+                f'{format_value(cell.value)}{INCOMPLETE}{interval}</td>')
     return f'<td data-value="{_data(cell.value)}">{format_value(cell.value)}{interval}</td>'
 
 

@@ -30,7 +30,11 @@ import math
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-from gpassk_opencompass.leaderboard.records import Interval, RunResult
+from gpassk_opencompass.leaderboard.records import Interval, RunResult, Unresolved
+
+
+#: Numeric top-level keys of a results file that are not metrics.
+NOT_METRICS = frozenset({"unresolved"})
 
 
 class UnidentifiedRun(ValueError):
@@ -137,8 +141,57 @@ def identify_run(
         temperature=temperature, model_path=None if model_path is None else str(model_path),
         metrics=result_metrics(results), intervals=result_intervals(results),
         thresholds=None if thresholds is None else tuple(float(t) for t in thresholds),
-        written=written)
+        written=written, unresolved=result_unresolved(results, results_path),
+        bounds=result_bounds(results))
     return run, tuple(notes)
+
+
+def result_unresolved(results: Mapping, results_path: Path) -> Unresolved | None:
+    """What an incomplete results file lacks, or ``None`` when it is complete.
+
+    Incomplete when the top-level ``unresolved`` or ``gpassk.unresolved`` is
+    above 0, ``gpassk.complete`` is false, or (files written before the
+    ``complete`` flag existed) ``gpassk.judge_stats.unresolved`` is above 0.
+    A file with none of these keys is complete.
+
+    Raises:
+        UnidentifiedRun: one of them holds something other than a count / a boolean.
+
+    >>> result_unresolved({"unresolved": 0, "gpassk": {"complete": True}}, Path("r.json")) is None
+    True
+    >>> result_unresolved({"gpassk": {"n": 16, "questions": 3, "judge_stats": {"total": 48, "unresolved": 45}}},
+    ...                   Path("r.json")).describe()
+    '45 of 48 generations unresolved'
+    """
+    info = results.get("gpassk") if isinstance(results.get("gpassk"), Mapping) else {}
+    stats = info.get("judge_stats") if isinstance(info.get("judge_stats"), Mapping) else {}
+    counts = [_count(results.get("unresolved"), "the results' unresolved"),
+              _count(info.get("unresolved"), "the results' gpassk.unresolved"),
+              _count(stats.get("unresolved"), "the results' gpassk.judge_stats.unresolved")]
+    complete = info.get("complete")
+    if complete is not None and not isinstance(complete, bool):
+        raise UnidentifiedRun(f"the results' gpassk.complete should be true or false, got {complete!r}")
+    unresolved = max((count for count in counts if count is not None), default=0)
+    if unresolved == 0 and complete is not False:
+        return None
+    generations = _count(stats.get("total"), "the results' gpassk.judge_stats.total")
+    if not generations and isinstance(info.get("questions"), int) and isinstance(info.get("n"), int):
+        generations = info["questions"] * info["n"]
+    return Unresolved(results_path, unresolved, generations or None)
+
+
+def result_bounds(results: Mapping) -> dict[str, tuple[float, float]]:
+    """``gpassk.bounds`` of an incomplete results file: ``{metric key: (all wrong, all right)}``.
+
+    >>> result_bounds({"gpassk": {"bounds": {"mG-Pass@16": [2.5, 60.0], "bad": ["x", 1]}}})
+    {'mG-Pass@16': (2.5, 60.0)}
+    """
+    info = results.get("gpassk")
+    block = info.get("bounds") if isinstance(info, Mapping) else None
+    if not isinstance(block, Mapping):
+        return {}
+    return {key: (float(pair[0]), float(pair[1])) for key, pair in block.items()
+            if isinstance(pair, (list, tuple)) and len(pair) == 2 and all(map(_is_number, pair))}
 
 
 def model_temperature(model_cfg: Mapping) -> float | None:
@@ -159,12 +212,13 @@ def model_temperature(model_cfg: Mapping) -> float | None:
 
 
 def result_metrics(results: Mapping) -> dict[str, float]:
-    """The finite numeric entries of a results file (its metrics), in file order.
+    """The finite numeric entries of a results file (its metrics), in file order; not ``unresolved``.
 
-    >>> result_metrics({"G-Pass@16_0.5": 40.0, "details": [], "ok": True, "x": float("nan")})
+    >>> result_metrics({"G-Pass@16_0.5": 40.0, "details": [], "ok": True, "x": float("nan"), "unresolved": 0})
     {'G-Pass@16_0.5': 40.0}
     """
-    return {key: float(value) for key, value in results.items() if _is_number(value)}
+    return {key: float(value) for key, value in results.items()
+            if _is_number(value) and key not in NOT_METRICS}
 
 
 def result_intervals(results: Mapping) -> dict[str, Interval]:
@@ -210,6 +264,14 @@ def _int_tuple(value: object, what: str) -> tuple[int, ...] | None:
             isinstance(item, int) and not isinstance(item, bool) and item >= 1 for item in value):
         return tuple(value)
     raise UnidentifiedRun(f"{what} should be a positive int or a list of them, got {value!r}")
+
+
+def _count(value: object, what: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise UnidentifiedRun(f"{what} should be a count (an int >= 0), got {value!r}")
 
 
 def _positive_int(value: object, what: str) -> int | None:

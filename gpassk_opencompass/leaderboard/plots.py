@@ -10,6 +10,7 @@ Colours match the HTML page (one per model label, across benchmarks).
 
 from __future__ import annotations
 
+import io
 import math
 import re
 from pathlib import Path
@@ -17,10 +18,10 @@ from pathlib import Path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from gpassk_opencompass.files import write_bytes_atomic
 from gpassk_opencompass.leaderboard.records import Leaderboard
 from gpassk_opencompass.leaderboard.svg_chart import model_colors
 from gpassk_opencompass.leaderboard.table import GREEDY
-
 
 
 def write_plots(leaderboard: Leaderboard, directory: Path | str) -> list[Path]:
@@ -85,7 +86,10 @@ def plot_greedy_vs_mg(leaderboard: Leaderboard, directory: Path) -> Path:
 
 
 def _save(figure: Figure, path: Path) -> Path:
-    FigureCanvasAgg(figure).print_png(str(path))
+    """Render to bytes, then write them atomically (never a half-written PNG)."""
+    buffer = io.BytesIO()
+    FigureCanvasAgg(figure).print_png(buffer)
+    write_bytes_atomic(path, buffer.getvalue())
     return path
 
 

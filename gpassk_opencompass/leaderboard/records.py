@@ -55,6 +55,34 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class Unresolved:
+    """What is missing from an incomplete run: verdicts the judge never gave.
+
+    Attributes:
+        path: the results file.
+        unresolved: how many generations have no verdict (0 when the file says
+            only that it is incomplete).
+        generations: how many generations the run judged in all, when known.
+
+    >>> Unresolved(Path("r.json"), 45, 48).describe()
+    '45 of 48 generations unresolved'
+    >>> Unresolved(Path("r.json"), 0, None).describe()
+    'incomplete (unresolved verdicts, count not recorded)'
+    """
+
+    path: Path
+    unresolved: int
+    generations: int | None = None
+
+    def describe(self) -> str:
+        """How much is unresolved, in words."""
+        if self.unresolved <= 0:
+            return "incomplete (unresolved verdicts, count not recorded)"
+        total = f" of {self.generations}" if self.generations else ""
+        return f"{self.unresolved}{total} generations unresolved"
+
+
+@dataclass(frozen=True)
 class RunResult:
     """One OpenCompass results file with the identity of the run behind it.
 
@@ -75,6 +103,10 @@ class RunResult:
         thresholds: the τ values the run was scored at, when the results say.
         written: the results file's modification time (seconds since the epoch);
             the newest run wins when a model/benchmark ran twice.
+        unresolved: set when the run is incomplete (some generations have no
+            verdict); ``None`` for a complete run.
+        bounds: ``{metric key: (value if every unresolved generation were wrong,
+            value if every one were right)}`` from the results' ``gpassk.bounds``.
     """
 
     results_path: Path
@@ -91,6 +123,13 @@ class RunResult:
     intervals: Mapping[str, Interval] = field(default_factory=dict)
     thresholds: tuple[float, ...] | None = None
     written: float = 0.0
+    unresolved: Unresolved | None = None
+    bounds: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every generation of the run has a verdict."""
+        return self.unresolved is None
 
 
 @dataclass(frozen=True)
@@ -119,11 +158,21 @@ class Column:
 
 @dataclass(frozen=True)
 class Cell:
-    """One number of the leaderboard (×100), with what is known around it."""
+    """One number of the leaderboard (×100), with what is known around it.
+
+    Attributes:
+        value: the number (for an incomplete run: unresolved generations counted wrong).
+        interval: its bootstrap interval, when known.
+        published: the published figure it is compared with.
+        complete: ``False`` when it comes from an incomplete run (shown marked).
+        bounds: for an incomplete run, ``(all unresolved wrong, all right)`` when known.
+    """
 
     value: float | None
     interval: Interval | None = None
     published: float | None = None
+    complete: bool = True
+    bounds: tuple[float, float] | None = None
 
     @property
     def delta(self) -> float | None:
@@ -146,6 +195,7 @@ class Row:
         temperature: the sampled run's temperature, when known.
         published_model: the published model this row was compared with.
         sources: the results files the row was built from.
+        unresolved: what is missing from the incomplete ones among them.
     """
 
     label: str
@@ -155,6 +205,7 @@ class Row:
     temperature: float | None = None
     published_model: str | None = None
     sources: tuple[Path, ...] = ()
+    unresolved: tuple[Unresolved, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -193,6 +244,8 @@ class Leaderboard:
         tables: one per benchmark, in canonical benchmark order.
         notices: everything skipped, superseded or doubtful, in order found.
         comparison: set when cells carry published values.
+        left_out_incomplete: incomplete runs not tabulated (no complete
+            alternative, and incomplete runs were not allowed).
     """
 
     k: int
@@ -200,3 +253,4 @@ class Leaderboard:
     tables: tuple[BenchmarkTable, ...]
     notices: tuple[Notice, ...] = ()
     comparison: Comparison | None = None
+    left_out_incomplete: tuple[Unresolved, ...] = ()

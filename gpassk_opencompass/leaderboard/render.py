@@ -39,6 +39,8 @@ from gpassk_opencompass.leaderboard.records import Cell, Comparison, Leaderboard
 
 MISSING = "-"
 FLAG = "⚠"
+#: Follows a value from an incomplete run (some generations without a verdict).
+INCOMPLETE = "*"
 
 
 def format_value(value: float | None) -> str:
@@ -62,19 +64,50 @@ def format_delta(delta: float | None) -> str:
     return "+0.0" if text == "-0.0" else text
 
 
-def format_cell(cell: Cell, intervals: bool = False) -> str:
-    """A cell as the tables show it, with its interval when asked and known.
+def format_cell(cell: Cell, intervals: bool = False, mark: str = INCOMPLETE) -> str:
+    """A cell as the tables show it, with its interval when asked and known,
+    and ``mark`` after a value from an incomplete run.
 
     >>> from gpassk_opencompass.leaderboard.records import Interval
     >>> format_cell(Cell(37.04, Interval(35.0, 39.11)), intervals=True)
     '37.0 [35.0, 39.1]'
-    >>> format_cell(Cell(37.04), intervals=True)
-    '37.0'
+    >>> format_cell(Cell(37.04), intervals=True), format_cell(Cell(12.0, complete=False))
+    ('37.0', '12.0*')
     """
     text = format_value(cell.value)
     if intervals and cell.value is not None and cell.interval is not None:
         text += f" [{cell.interval.low:.1f}, {cell.interval.high:.1f}]"
+    if not cell.complete and cell.value is not None:
+        text += mark
     return text
+
+
+def incomplete_footnotes(leaderboard: Leaderboard) -> list[str]:
+    """One sentence per row built from an incomplete run: what is missing and the bounds.
+
+    >>> from pathlib import Path
+    >>> from gpassk_opencompass.leaderboard.records import BenchmarkTable, Row, Unresolved
+    >>> from gpassk_opencompass.leaderboard.table import leaderboard_columns
+    >>> columns = leaderboard_columns(16, (1.0,))
+    >>> cells = {"Greedy": Cell(None), "G-Pass@16_1.0": Cell(2.0, complete=False, bounds=(2.0, 40.0)),
+    ...          "mG-Pass@16": Cell(5.0, complete=False)}
+    >>> row = Row("m", "m", cells, unresolved=(Unresolved(Path("r/m/d.json"), 45, 48),))
+    >>> incomplete_footnotes(Leaderboard(16, columns, (BenchmarkTable("AIME2025", (row,)),)))
+    ['m on AIME2025: incomplete, 45 of 48 generations unresolved (r/m/d.json); values count them as wrong; if all were right: G-Pass@16_1.0 up to 40.0, mG-Pass@16 unknown']
+    """
+    notes = []
+    for table in leaderboard.tables:
+        for row in table.rows:
+            if not row.unresolved:
+                continue
+            missing = "; ".join(f"{unresolved.describe()} ({unresolved.path})" for unresolved in row.unresolved)
+            ranges = ", ".join(
+                f"{column.label} " + ("unknown" if cell.bounds is None else f"up to {format_value(cell.bounds[1])}")
+                for column in leaderboard.columns
+                if not (cell := row.cells[column.label]).complete and cell.value is not None)
+            notes.append(f"{row.label} on {table.benchmark}: incomplete, {missing}; values count them as wrong"
+                         + (f"; if all were right: {ranges}" if ranges else ""))
+    return notes
 
 
 def format_comparison(cell: Cell, comparison: Comparison) -> str:
@@ -100,6 +133,8 @@ def render_markdown(leaderboard: Leaderboard, *, intervals: bool = False) -> str
     Returns:
         The tables; with a comparison, a ``Δ`` column follows each metric
         (ours − published, ``⚠`` beyond the tolerance) and a legend ends the text.
+        Values from an incomplete run end in ``*``, explained in a footnote
+        (what is unresolved, and the upper bounds).
     """
     comparison = leaderboard.comparison
     header = ["LLMs"]
@@ -114,11 +149,14 @@ def render_markdown(leaderboard: Leaderboard, *, intervals: bool = False) -> str
             cells = [_escape_markdown(row.label)]
             for column in leaderboard.columns:
                 cell = row.cells[column.label]
-                cells.append(format_cell(cell, intervals))
+                cells.append(format_cell(cell, intervals, mark="\\" + INCOMPLETE))
                 if comparison:
                     cells.append(format_comparison(cell, comparison))
             lines.append("| " + " | ".join(cells) + " |")
         blocks.append("\n".join(lines))
+    footnotes = incomplete_footnotes(leaderboard)
+    if footnotes:
+        blocks.append("\n".join(f"\\{INCOMPLETE} {_escape_markdown(note)}  " for note in footnotes).rstrip())
     if comparison:
         blocks.append(f"Δ = ours − published ({comparison.source}); "
                       f"{FLAG} marks |Δ| > {comparison.tolerance:g}.")
@@ -130,17 +168,21 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
 
     Columns: ``benchmark, model``, then each metric; with ``intervals`` also
     ``<metric> ci_low`` and ``<metric> ci_high``; with a comparison also
-    ``<metric> published``, ``<metric> delta`` and ``<metric> flagged``.
+    ``<metric> published``, ``<metric> delta`` and ``<metric> flagged``; when
+    any row comes from an incomplete run also ``<metric> bound_low`` and
+    ``<metric> bound_high``; last ``complete`` (``false``: some generation of
+    the row's runs has no verdict).
 
     >>> from gpassk_opencompass.leaderboard.records import BenchmarkTable, Leaderboard, Row
     >>> from gpassk_opencompass.leaderboard.table import leaderboard_columns
     >>> columns = leaderboard_columns(16, (1.0,))
     >>> row = Row("m", "m", {c.label: Cell(v) for c, v in zip(columns, [50.0, 12.5, None])})
     >>> print(render_csv(Leaderboard(16, columns, (BenchmarkTable("AIME2025", (row,)),))), end="")
-    benchmark,model,Greedy,G-Pass@16_1.0,mG-Pass@16
-    AIME2025,m,50.0,12.5,
+    benchmark,model,Greedy,G-Pass@16_1.0,mG-Pass@16,complete
+    AIME2025,m,50.0,12.5,,true
     """
     comparison = leaderboard.comparison
+    bounded = _any_incomplete(leaderboard)
     header = ["benchmark", "model"]
     for column in leaderboard.columns:
         header.append(column.label)
@@ -149,6 +191,9 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
         if comparison:
             header += [f"{column.label} published", f"{column.label} delta",
                        f"{column.label} flagged"]
+        if bounded:
+            header += [f"{column.label} bound_low", f"{column.label} bound_high"]
+    header.append("complete")
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
@@ -164,13 +209,17 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
                 if comparison:
                     record += [_number(cell.published), _number(cell.delta),
                                str(comparison.flagged(cell)).lower()]
+                if bounded:
+                    record += [_number(cell.bounds and cell.bounds[0]), _number(cell.bounds and cell.bounds[1])]
+            record.append(str(not row.unresolved).lower())
             writer.writerow(record)
     return buffer.getvalue()
 
 
 def leaderboard_json(leaderboard: Leaderboard, field: str = "value") -> dict:
     """``{model: {metric: {benchmark: x}}}`` where x is a cell's ``value``,
-    ``published``, ``delta`` or ``interval`` (``[low, high]``); missing ones left out."""
+    ``published``, ``delta``, ``interval`` (``[low, high]``) or ``bounds``
+    (``[all unresolved wrong, all right]``); missing ones left out."""
     shaped: dict = {}
     for table in leaderboard.tables:
         for row in table.rows:
@@ -178,6 +227,8 @@ def leaderboard_json(leaderboard: Leaderboard, field: str = "value") -> dict:
                 cell = row.cells[column.label]
                 if field == "interval":
                     x = None if cell.interval is None else [cell.interval.low, cell.interval.high]
+                elif field == "bounds":
+                    x = None if cell.bounds is None else list(cell.bounds)
                 else:
                     x = getattr(cell, field)
                 if x is not None:
@@ -188,16 +239,27 @@ def leaderboard_json(leaderboard: Leaderboard, field: str = "value") -> dict:
 def render_json(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
     """The published leaderboard's JSON shape, ``{model: {metric: {benchmark: value}}}``.
 
-    With ``intervals`` or a comparison the shape moves under ``"leaderboard"``,
-    beside ``"intervals"`` (``[low, high]`` in the same shape) and/or
-    ``"published"``, ``"delta"`` (same shape), ``"tolerance"``, ``"source"`` and
-    ``"flagged"`` (a list of ``{model, metric, benchmark, ours, published, delta}``).
+    With ``intervals``, a comparison or a row from an incomplete run the shape
+    moves under ``"leaderboard"``, beside ``"complete"`` (false when any value
+    comes from an incomplete run), ``"intervals"`` (``[low, high]`` in the same
+    shape) and/or ``"published"``, ``"delta"`` (same shape), ``"tolerance"``,
+    ``"source"`` and ``"flagged"`` (a list of ``{model, metric, benchmark,
+    ours, published, delta}``); with incomplete rows also ``"incomplete"`` (a
+    list of ``{model, benchmark, results, unresolved, generations}``) and
+    ``"bounds"`` (``[all unresolved wrong, all right]`` in the same shape).
     """
     values = leaderboard_json(leaderboard)
     comparison = leaderboard.comparison
-    if not intervals and comparison is None:
+    incomplete = _any_incomplete(leaderboard)
+    if not intervals and comparison is None and not incomplete:
         return _dump(values)
-    document: dict = {"leaderboard": values}
+    document: dict = {"leaderboard": values, "complete": not incomplete}
+    if incomplete:
+        document["incomplete"] = [
+            {"model": row.label, "benchmark": table.benchmark, "results": str(unresolved.path),
+             "unresolved": unresolved.unresolved, "generations": unresolved.generations}
+            for table in leaderboard.tables for row in table.rows for unresolved in row.unresolved]
+        document["bounds"] = leaderboard_json(leaderboard, "bounds")
     if intervals:
         document["intervals"] = leaderboard_json(leaderboard, "interval")
     if comparison is not None:
@@ -230,6 +292,10 @@ def _nested(value: object) -> bool:
     return any(isinstance(child, dict)
                or (isinstance(child, list) and any(isinstance(x, (dict, list)) for x in child))
                for child in children)
+
+
+def _any_incomplete(leaderboard: Leaderboard) -> bool:
+    return any(row.unresolved for table in leaderboard.tables for row in table.rows)
 
 
 def _number(value: float | None) -> str:

@@ -9,7 +9,11 @@ Selection rules, each reported as a :class:`Notice`:
 
 * a sampled run not scored at the requested k is left out;
 * when a model/benchmark (greedy, or sampled at one temperature) ran twice, the
-  run whose results file was written last wins;
+  run whose results file was written last wins, but a complete run always wins
+  over an incomplete one (some generations without a verdict), however new;
+* an incomplete run with no complete alternative is left out (and listed in
+  ``Leaderboard.left_out_incomplete``) unless ``allow_unresolved``; allowed, its
+  cells are marked incomplete and carry the results' bounds;
 * a model sampled at several temperatures gets one row per temperature,
   labelled ``name (T=0.7)``.
 
@@ -44,6 +48,7 @@ from gpassk_opencompass.leaderboard.records import (
     Notice,
     Row,
     RunResult,
+    Unresolved,
 )
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, metric_key, mg_metric_key
 
@@ -79,6 +84,7 @@ def build_leaderboard(
     benchmarks: Sequence[str] | None = None,
     temperature: float | None = None,
     notices: Iterable[Notice] = (),
+    allow_unresolved: bool = False,
 ) -> Leaderboard:
     """Turn identified runs into one sorted table per benchmark.
 
@@ -89,6 +95,8 @@ def build_leaderboard(
         benchmarks: only these benchmarks, in this order; default all present, canonical order first.
         temperature: only sampled runs at this temperature.
         notices: earlier notices (from reading the runs) to carry along.
+        allow_unresolved: tabulate an incomplete run (marked) when no complete
+            run of the same model, benchmark and sampling exists.
 
     Returns:
         The leaderboard; its notices say what was left out and why.
@@ -113,7 +121,7 @@ def build_leaderboard(
                 f"{k} in k)", run.results_path))
             continue
         usable.append(run)
-    chosen = _newest(usable, notices)
+    chosen, left_out = _choose(usable, notices, allow_unresolved)
     sampled_temperatures: dict[str, set] = defaultdict(set)
     for run in chosen:
         if not run.greedy:
@@ -132,7 +140,8 @@ def build_leaderboard(
                  for name, run in greedy_runs.items() if name not in sampled_models]
         if rows:
             tables.append(BenchmarkTable(benchmark, tuple(sorted(rows, key=_sort_key(columns)))))
-    return Leaderboard(k=k, columns=columns, tables=tuple(tables), notices=tuple(notices))
+    return Leaderboard(k=k, columns=columns, tables=tuple(tables), notices=tuple(notices),
+                       left_out_incomplete=tuple(left_out))
 
 
 def _benchmark_order(runs: Sequence[RunResult], requested: Sequence[str] | None) -> list[str]:
@@ -149,26 +158,52 @@ def _benchmark_order(runs: Sequence[RunResult], requested: Sequence[str] | None)
     return list(dict.fromkeys(requested))
 
 
-def _newest(runs: Sequence[RunResult], notices: list[Notice]) -> list[RunResult]:
-    """One run per (benchmark, model, greedy, temperature): the last written."""
+def _choose(runs: Sequence[RunResult], notices: list[Notice],
+            allow_unresolved: bool) -> tuple[list[RunResult], list[Unresolved]]:
+    """One run per (benchmark, model, greedy, temperature): the last written complete one;
+    an incomplete one only when no complete run exists and ``allow_unresolved``.
+
+    Returns:
+        The chosen runs, and the incomplete runs left out for being incomplete.
+    """
     groups: dict[tuple, list[RunResult]] = defaultdict(list)
     for run in runs:
         temperature = None if run.greedy else run.temperature
         groups[(run.benchmark, run.display_name, run.greedy, temperature)].append(run)
-    chosen = []
+    chosen, left_out = [], []
     for (benchmark, name, greedy, _), group in groups.items():
         group.sort(key=lambda run: (run.written, str(run.results_path)))
-        newest = group[-1]
+        what = f"{name} on {benchmark} ({'greedy' if greedy else 'sampled'})"
+        complete = [run for run in group if run.complete]
+        if not complete and not allow_unresolved:
+            for run in group:
+                notices.append(Notice(
+                    f"{what} not tabulated: {run.unresolved.describe()} in {run.results_path}; "
+                    "rerun to resume, or --allow-unresolved", run.results_path))
+                left_out.append(run.unresolved)
+            continue
+        winner = complete[-1] if complete else group[-1]
         paths = sorted({str(run.model_path) for run in group})
         collision = (f" (different models share this display name: {', '.join(paths)}; give them "
                      "distinct display_name in the generator's manifest)") if len(paths) > 1 else ""
-        for older in group[:-1]:
+        for other in group:
+            if other is winner:
+                continue
+            if other.complete:
+                reason = f"using the newest, {winner.results_path}, over {other.results_path}"
+            else:
+                newer = "newer " if (other.written, str(other.results_path)) > (
+                    winner.written, str(winner.results_path)) else ""
+                reason = (f"using the complete run {winner.results_path} over the {newer}incomplete "
+                          f"{other.results_path} ({other.unresolved.describe()})")
+            notices.append(Notice(f"{what} ran more than once: {reason}{collision}", other.results_path))
+        if not winner.complete:
             notices.append(Notice(
-                f"{name} on {benchmark} ({'greedy' if greedy else 'sampled'}) ran more than once: "
-                f"using the newest, {newest.results_path}, over {older.results_path}{collision}",
-                older.results_path))
-        chosen.append(newest)
-    return chosen
+                f"{what} is incomplete: {winner.unresolved.describe()} in {winner.results_path}; "
+                "tabulated as allowed, its cells marked incomplete (unresolved counted as wrong)",
+                winner.results_path))
+        chosen.append(winner)
+    return chosen, left_out
 
 
 def _row(sampled: RunResult | None, greedy: RunResult | None, columns: Sequence[Column], k: int,
@@ -182,10 +217,14 @@ def _row(sampled: RunResult | None, greedy: RunResult | None, columns: Sequence[
             cells[column.label] = Cell(None)
             continue
         value = source.metrics.get(key)
+        bounds = source.bounds.get(key)
+        if value is None and not source.complete and bounds is not None:
+            value = bounds[0]  # the results omit metrics of an incomplete run; all unresolved wrong
         if value is None:
             notices.append(Notice(f"{source.results_path} has no {key!r}; its {column.label} "
                                   "cell is '-'", source.results_path))
-        cells[column.label] = Cell(value, source.intervals.get(key))
+        cells[column.label] = Cell(value, source.intervals.get(key), complete=source.complete,
+                                   bounds=None if source.complete else bounds)
     label = run.display_name
     if sampled is not None and several_temperatures:
         label = f"{run.display_name} (T={_temperature_text(sampled.temperature)})"
@@ -193,7 +232,9 @@ def _row(sampled: RunResult | None, greedy: RunResult | None, columns: Sequence[
         label=label, model=run.display_name, cells=cells,
         curve=_curve(sampled, k) if sampled is not None else (),
         temperature=sampled.temperature if sampled is not None else None,
-        sources=tuple(source.results_path for source in (sampled, greedy) if source is not None))
+        sources=tuple(source.results_path for source in (sampled, greedy) if source is not None),
+        unresolved=tuple(source.unresolved for source in (sampled, greedy)
+                         if source is not None and not source.complete))
 
 
 def _curve(run: RunResult, k: int) -> tuple[tuple[float, float], ...]:

@@ -79,10 +79,7 @@ def find_targets(path: str | os.PathLike) -> list[RejudgeTarget]:
     if not configs:
         raise ValueError(f"{run_dir} has no saved config (configs/*.py): cannot tell how its predictions were made")
     config_path = configs[0]
-    try:
-        config = load_saved_config(config_path)
-    except Exception as error:  # noqa: BLE001 - a user's file: say which and why
-        raise ValueError(f"cannot read the saved config {config_path}: {type(error).__name__}: {error}") from None
+    config = load_saved_config(config_path)  # as data: UnreadableConfig (a ValueError) names the file and line
     model_dirs = models if models is not None else sorted(
         folder.name for folder in (run_dir / "predictions").iterdir() if folder.is_dir())
     targets = []
