@@ -28,9 +28,9 @@ counted, never silently wrong.
   after that, a 4xx that names the item (e.g. "maximum context length") makes
   that prompt alone unresolved, but :data:`REJECTIONS_IN_A_ROW` of them with
   no verdict in between stop the run;
-* a judge that stops answering: ``max(`` :data:`MIN_FAILURES_IN_A_ROW` ``,
-  3 x URLs x concurrency)`` failed requests in a row (connections, timeouts,
-  5xx) with no verdict in between.  The message says how many verdicts
+* a judge that stops answering: :func:`failures_in_a_row_limit` failed
+  requests in a row (connections, timeouts, 5xx; not 429s or replies without
+  a verdict) with no verdict in between.  The message says how many verdicts
   arrived; they were already handed to ``on_answer`` (and so cached).
 
 Every message this module produces (errors, reasons, log lines) passes
