@@ -94,3 +94,36 @@ def test_a_final_box_is_always_found_whatever_precedes_it(content, prefix):
 def test_extraction_never_raises_and_returns_stripped_text(response):
     answer = extract_answer(response)
     assert answer is None or (answer == answer.strip() and answer != "")
+
+
+FILLER_TABLE = [
+    ("...so the final answer is still 5.", "5"),
+    ("Rechecking, the answer is just 12", "12"),
+    ("Therefore the answer is simply 3/4.", "3/4"),
+    ("The answer is then -2", "-2"),
+    ("So the answer is therefore 7.", "7"),
+    ("Hence the final answer is clearly 42.", "42"),
+    ("The answer is indeed 9", "9"),
+    ("The answer is also 8.", "8"),
+    ("The answer is now 10", "10"),
+    ("The answer is exactly 0.5.", "0.5"),
+    ("The answer is precisely $\\frac{1}{3}$.", "\\frac{1}{3}"),
+    ("The answer is still, 6.", "6"),
+    ("The answer is thus just 11.", "11"),
+    ("所以答案仍然是 5。", "5"),
+    ("答案还是 12", "12"),
+    ("答案就是 7。", "7"),
+    ("最终答案依然是 3", "3"),
+    ("答案是仍然 4", "4"),
+    # must not change
+    ("The answer is stillwater 5", "stillwater 5"),
+    ("The answer is 5, still.", "5, still"),
+    ("The answer is justified by 5", "justified by 5"),
+    ("Answer: (C)", "(C)"),
+    ("The answer is clearly", None),  # nothing after the filler, and no number on the last line
+]
+
+
+@pytest.mark.parametrize("response, expected", FILLER_TABLE, ids=[row[0] for row in FILLER_TABLE])
+def test_filler_words_after_the_answer_phrase_are_dropped(response, expected):
+    assert extract_answer(response) == expected

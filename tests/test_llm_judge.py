@@ -147,12 +147,24 @@ def test_a_fault_on_the_first_attempt_still_gives_the_right_verdicts(loopback_op
     assert all(count == 2 for count in judge.seen.values())
 
 
-def test_retry_after_is_honoured(loopback_openai):
+def test_retry_after_is_honoured(loopback_openai, monkeypatch):
+    # Counted, not timed: every delay scheduled after a 429 is at least the server's Retry-After.
+    from gpassk_opencompass.judges import llm as llm_module
+
+    scheduled = []
+    original = llm_module.retry_delay
+
+    def recording(retry, base, cap, retry_after, rng):
+        delay = original(retry, base, cap, retry_after, rng)
+        scheduled.append((retry_after, delay))
+        return delay
+
+    monkeypatch.setattr(llm_module, "retry_delay", recording)
     judge = FlakyJudge(Fault(status=429, retry_after=0.4))
     server = loopback_openai(judge)
     judge_items(items_for(["12", "8"]), llm(server), progress=False)
-    for first, second in judge.times.values():
-        assert second - first >= 0.4
+    assert len(scheduled) == 2
+    assert all(retry_after == 0.4 and delay >= 0.4 for retry_after, delay in scheduled)
 
 
 def test_persistent_failures_give_unresolved_verdicts_with_the_reason(loopback_openai):
@@ -164,19 +176,23 @@ def test_persistent_failures_give_unresolved_verdicts_with_the_reason(loopback_o
 
 
 def test_a_reply_that_stays_unparseable_is_unresolved_never_wrong(loopback_openai):
+    # a reply without a verdict is retried within the same max_retries budget as a 500
     server = loopback_openai(lambda body: r"Hmm. \boxed{12}")
-    report = judge_items(items_for(["12"]), llm(server, unparseable_attempts=3), progress=False)
+    report = judge_items(items_for(["12"]), llm(server, max_retries=2), progress=False)
     (verdict,) = report.verdicts
     assert verdict.correct is None
-    assert verdict.reason == r"unparseable judge reply after 3 attempt(s): Hmm. \boxed{12}"
+    assert verdict.reason == r"judge request failed after 3 attempt(s): no verdict in the reply: Hmm. \boxed{12}"
     assert len(server.requests) == 3 and report.stats.unresolved == 1
 
 
-def test_a_rejected_request_is_unresolved_and_not_retried(loopback_openai):
-    server = loopback_openai(lambda body: Fault(status=400))
-    report = judge_items(items_for(["12"]), llm(server), progress=False)
-    assert report.verdicts[0].correct is None and "HTTP 400" in report.verdicts[0].reason
-    assert len(server.requests) == 1
+def test_an_item_specific_rejection_after_the_probe_is_unresolved_and_not_retried(loopback_openai):
+    too_long = Fault(status=400, body='{"error": {"message": "This model\'s maximum context length is 4096 tokens"}}')
+    server = loopback_openai(lambda body: too_long if "13" in shown(body, "student_answer") else exact_match_judge(body))
+    report = judge_items(items_for(["12", "13", "8"]), llm(server), progress=False)
+    assert [verdict.correct for verdict in report.verdicts] == [True, None, False]
+    assert report.verdicts[1].reason == ("judge rejected the request (HTTP 400): "
+                                         "This model's maximum context length is 4096 tokens")
+    assert len(server.requests) == 3
 
 
 def test_a_wrong_model_name_fails_before_any_judging(loopback_openai):

@@ -94,10 +94,9 @@ def test_a_fraction_equals_its_decimal_and_not_its_successor(value):
 
 
 def test_pathological_power_times_out_in_the_main_thread():
-    started = time.monotonic()
+    # the verdict names the timeout: math-verify's alarm fired (how long it took: benchmarks/bench_hostile.py)
     verdict = rule_verdict("9", PATHOLOGICAL, timeout=1)
-    assert time.monotonic() - started < 10
-    assert verdict.correct is None and "timed out" in verdict.reason
+    assert verdict.correct is None and "timed out after 1s" in verdict.reason
 
 
 PAIRS = [("2", "2"), ("9", PATHOLOGICAL), (r"\frac{1}{2}", "0.5"), ("3", "4"), ("B", "B"), ("7", None)]
@@ -165,7 +164,8 @@ def _run_while(signal_number: int, deadline: float | None):
             break
         time.sleep(0.05)
     assert len(pids) == 1
-    time.sleep(0.3)  # it is importing math-verify or working on the slow answer
+    # No sleep: the chunk is sent before the worker can answer anything, so whenever the signal lands
+    # (importing math-verify or on the slow answer) the first pending answer is the one blamed.
     os.kill(pids[0], signal_number)
     thread.join(timeout=60)
     assert not thread.is_alive()

@@ -3,14 +3,19 @@
 :func:`judge_items` is the one entry point (the evaluator plugin and
 ``gpassk score`` both call it once with all M x n generations):
 
-1. extract every response's final answer;
+1. extract every response's final answer (an "answer" over
+   :data:`~gpassk_opencompass.judges.extraction.MAX_ANSWER_CHARS` is refused:
+   the rule judge marks it wrong, saying so; the judge model sees the
+   response's tail);
 2. collapse identical (question, reference, answer, language) tuples -- with
    n = 48 samples per question most answers repeat -- so each is judged once;
 3. ``rule``: math-verify on every distinct tuple; ``cascade``: the same, and
    whatever the rule judge cannot confirm goes on to step 4; ``llm``: step 4
    for all;
 4. look each tuple up in the durable cache, ask the judge model about the
-   rest, and append each verdict to the cache the moment it arrives;
+   rest, and append each verdict to the cache the moment it arrives (when
+   the judge fails mid-run, :class:`~gpassk_opencompass.judges.llm.JudgeError`
+   says how many verdicts arrived and where they are kept);
 5. hand every item the verdict of its tuple, in input order.
 
 It is synchronous: it runs its own asyncio loop (in a helper thread when the
@@ -30,8 +35,8 @@ from loguru import logger
 from tqdm import tqdm
 
 from gpassk_opencompass.judges.cache import VerdictCache, verdict_key
-from gpassk_opencompass.judges.extraction import extract_answer
-from gpassk_opencompass.judges.llm import JudgeAnswer, ask_judges
+from gpassk_opencompass.judges.extraction import MAX_ANSWER_CHARS, extract
+from gpassk_opencompass.judges.llm import JudgeAnswer, JudgeError, ask_judges
 from gpassk_opencompass.judges.prompts import PROMPT_VERSION, build_judge_prompt
 from gpassk_opencompass.judges.types import JudgeItem, JudgeReport, JudgeSettings, JudgeStats, Verdict
 from gpassk_opencompass.judges.workers import judge_by_rule
@@ -46,6 +51,7 @@ class _Case:
     language: str
     extracted: str | None
     shown: str  # the extracted answer, or the response's tail when nothing was extracted
+    overlong: int = 0  # length of a final answer refused as too long (0: none refused)
 
 
 def judge_items(items: Sequence[JudgeItem], settings: JudgeSettings, *, progress: bool = True) -> JudgeReport:
@@ -105,22 +111,26 @@ def _distinct_cases(items: Sequence[JudgeItem], tail_chars: int) -> tuple[list[_
     index_of: dict[_Case, int] = {}
     case_of_item = []
     for item in items:
-        extracted = extract_answer(item.response)
-        shown = extracted if extracted is not None else item.response.strip()[-tail_chars:]
-        case = _Case(item.question, item.reference, item.language, extracted, shown)
+        found = extract(item.response)
+        shown = found.answer if found.answer is not None else item.response.strip()[-tail_chars:]
+        case = _Case(item.question, item.reference, item.language, found.answer, shown, found.overlong)
         case_of_item.append(index_of.setdefault(case, len(index_of)))
     return list(index_of), case_of_item
 
 
 def _rule_stage(cases: list[_Case], settings: JudgeSettings, progress: bool) -> list[Verdict]:
-    """Rule verdicts per case; cases sharing (reference, answer) are judged once."""
+    """Rule verdicts per case; cases sharing (reference, answer) are judged once; overlong answers are wrong."""
     position: dict[tuple[str, str | None], int] = {}
     for case in cases:
-        position.setdefault((case.reference, case.extracted), len(position))
+        if not case.overlong:
+            position.setdefault((case.reference, case.extracted), len(position))
     pairs = list(position)
     verdicts = judge_by_rule(pairs, timeout=settings.rule_timeout, processes=settings.rule_processes,
                              progress=progress)
-    return [verdicts[position[case.reference, case.extracted]] for case in cases]
+    return [verdicts[position[case.reference, case.extracted]] if not case.overlong else
+            Verdict(False, None, f"extracted answer has {case.overlong} characters, over the limit of "
+                                 f"{MAX_ANSWER_CHARS}", "rule")
+            for case in cases]
 
 
 def _model_stage(cases: list[_Case], pending: list[int], verdicts: list[Verdict | None],
@@ -162,6 +172,12 @@ def _model_stage(cases: list[_Case], pending: list[int], verdicts: list[Verdict 
 
         try:
             stats = _run(ask_judges(prompts, settings, on_answer))
+        except JudgeError as error:
+            if not error.arrived:
+                raise
+            kept = (f"they are kept in the judge cache {cache.path}: rerun to resume" if cache is not None else
+                    "no judge cache was set, so they are lost: set one to resume")
+            raise JudgeError(f"{error}; {kept}", arrived=error.arrived, mid_run=error.mid_run) from None
         finally:
             bar.close()
         return cached, stats.requests, stats.retries

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 from loguru import logger
 
+from gpassk_opencompass.redaction import redact_data
+
 
 @dataclass(frozen=True)
 class CachedVerdict:
@@ -83,10 +85,14 @@ class VerdictCache:
         return self._entries.get(key)
 
     def put(self, key: str, correct: bool, reason: str, **context: str) -> None:
-        """Append one verdict (``correct`` must be a bool); ``context`` is stored alongside for people reading the file."""
+        """Append one verdict (``correct`` must be a bool); ``context`` is stored alongside for people reading the file.
+
+        The reason and the context are redacted (no API key reaches the file).
+        """
         if not isinstance(correct, bool):
             raise ValueError(f"only resolved verdicts are cached, got correct={correct!r}")
-        record = {"key": key, "correct": correct, "reason": reason, **context}
+        record = redact_data({"key": key, "correct": correct, "reason": reason, **context})
+        reason = record["reason"]
         self._append((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
         self._entries[key] = CachedVerdict(correct, reason)
 

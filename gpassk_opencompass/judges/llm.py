@@ -5,18 +5,37 @@ r"""The LLM judge: many prompts over one or more OpenAI-compatible endpoints.
 back.  It keeps ``concurrency`` requests in flight per URL, all URLs drawing
 from one queue (a fast server takes more work), at temperature 0.
 
-Failures are retried, each retry free to land on any URL:
+**Probe first.**  Before the concurrent workers start, the first prompts are
+sent one per URL, alone (real work: their verdicts are kept).  An answer that
+no retry can fix stops the run there, with one line, instead of a flood of
+identical failures.
 
-* 429, 5xx, timeouts and dropped connections: up to ``max_retries`` times,
-  after an exponential backoff with full jitter, or after ``Retry-After``
-  when the server names a longer wait;
-* a body that is not JSON: like a 5xx;
-* a reply without a readable verdict: asked again up to
-  ``unparseable_attempts`` times in all, then ``correct=None`` with the reply
-  quoted in the reason -- counted, never silently wrong;
-* 401/403/404 (wrong key, URL or model name) stop the whole run with
-  :class:`JudgeError`: every other request would fail the same way;
-  other 4xx answers give ``correct=None`` for that prompt alone.
+**Transient faults are retried**, each retry free to land on any URL, up to
+``max_retries`` times per prompt after an exponential backoff with full
+jitter (or after ``Retry-After`` when the server names a longer wait):
+
+* 429, 408, 5xx, timeouts, dropped connections, a body that is not JSON;
+* a reply without a readable final ``\boxed{yes}``/``\boxed{no}``.
+
+A prompt whose retries run out gets ``correct=None`` with the reason --
+counted, never silently wrong.
+
+**Faults retrying cannot fix stop the run** with :class:`JudgeError`:
+
+* 401/403 (key refused), 404 and "model not found" answers (wrong URL or
+  model name; the message lists the models the server serves);
+* any other 4xx (400, 422, ...) before the endpoint has given one verdict;
+  after that, a 4xx that names the item (e.g. "maximum context length") makes
+  that prompt alone unresolved, but :data:`REJECTIONS_IN_A_ROW` of them with
+  no verdict in between stop the run;
+* a judge that stops answering: :func:`failures_in_a_row_limit` failed
+  requests in a row (connections, timeouts, 5xx; not 429s or replies without
+  a verdict) with no verdict in between.  The message says how many verdicts
+  arrived; they were already handed to ``on_answer`` (and so cached).
+
+Every message this module produces (errors, reasons, log lines) passes
+through :func:`~gpassk_opencompass.redaction.redact`: a server that quotes
+the ``Authorization`` header back never gets the key printed.
 
 The API key comes from ``OC_JUDGE_API_KEY``, else ``OPENAI_API_KEY``, else
 ``EMPTY`` (what local vLLM/lmdeploy/SGLang servers accept); it is never
@@ -27,9 +46,11 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import math
 import os
 import random
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,16 +59,44 @@ from loguru import logger
 
 from gpassk_opencompass.judges.prompts import parse_judge_reply
 from gpassk_opencompass.judges.types import JudgeSettings
+from gpassk_opencompass.redaction import redact
 
 #: Environment variables holding the judge API key, in order of preference.
 API_KEY_VARIABLES = ("OC_JUDGE_API_KEY", "OPENAI_API_KEY")
 #: Longest ``Retry-After`` honoured, seconds (a sanity bound on odd headers).
 MAX_RETRY_AFTER = 600.0
-_FATAL_STATUSES = (401, 403, 404)
+#: Item-level rejections (4xx) in a row, with no verdict between them, that stop the run.
+REJECTIONS_IN_A_ROW = 3
+#: Least number of failed requests in a row (no verdict between) that means the judge stopped answering.
+MIN_FAILURES_IN_A_ROW = 12
+#: Longest server message quoted in a reason or an error.
+MESSAGE_CHARS = 200
+_KEY_STATUSES = (401, 403)
+# A 4xx whose message names the request itself (too long), not the endpoint: that item alone fails.
+_ITEM_SPECIFIC = re.compile(r"context[ _-]?length|too long|too many tokens|maximum .*tokens|max_tokens|"
+                            r"prompt is too|exceeds? .*(?:limit|length)", re.IGNORECASE)
+_MODEL_MISSING = re.compile(r"model\b.{0,80}\b(?:not found|does not exist|doesn't exist|not exist|unknown|"
+                            r"not served|not available|invalid)|(?:no such|unknown|invalid) model", re.IGNORECASE)
 
 
 class JudgeError(RuntimeError):
-    """The judge endpoints cannot serve this run (unreachable, wrong model, refused key)."""
+    """The judge endpoints cannot serve this run (unreachable, wrong model, refused key, stopped answering).
+
+    The message is redacted on construction (no API key can be printed from it).
+
+    Attributes:
+        arrived: verdicts that arrived (and were handed on) before the run
+            stopped; ``0`` when it stopped before any judging.
+        mid_run: whether judging had started (some requests were sent).
+
+    >>> str(JudgeError("server said: Authorization: Bearer abc123secret"))
+    'server said: Authorization: Bearer [REDACTED]'
+    """
+
+    def __init__(self, message: str, *, arrived: int = 0, mid_run: bool = False) -> None:
+        super().__init__(redact(" ".join(str(message).split())))
+        self.arrived = arrived
+        self.mid_run = mid_run
 
 
 @dataclass(frozen=True)
@@ -70,7 +119,15 @@ class LlmStats:
 class _Attempt:
     index: int
     failures: int = 0
-    unparseable: int = 0
+
+
+class _Stop(Exception):
+    """A fault no retry can fix (raised inside a request, turned into :class:`JudgeError`)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
 
 
 def api_key() -> str:
@@ -130,6 +187,46 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def failures_in_a_row_limit(urls: int, concurrency: int) -> int:
+    """Failed requests in a row (no verdict between) after which the judge is taken to have stopped answering.
+
+    Three rounds of every in-flight request, at least :data:`MIN_FAILURES_IN_A_ROW`.
+
+    >>> failures_in_a_row_limit(1, 32), failures_in_a_row_limit(1, 1)
+    (96, 12)
+    """
+    return max(MIN_FAILURES_IN_A_ROW, 3 * urls * concurrency)
+
+
+def server_message(error) -> str:
+    """The server's own words in an HTTP error (its JSON ``message``/``detail``, else the body), redacted, one line.
+
+    >>> class Error: body = {"message": "bad header: Authorization: Bearer tok-123456789", "type": "x"}
+    >>> server_message(Error())
+    'bad header: Authorization: Bearer [REDACTED]'
+    """
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        text = body.get("message") or body.get("detail") or body.get("error") or json.dumps(body, ensure_ascii=False)
+        text = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False)
+    elif isinstance(body, str) and body:
+        text = body
+    else:
+        response = getattr(error, "response", None)
+        text = getattr(response, "text", "") or str(error)
+    return short(text)
+
+
+def short(text: str, limit: int = MESSAGE_CHARS) -> str:
+    """``text`` redacted, on one line, cut to its first ``limit`` characters.
+
+    >>> short("a\\n b  " + "c" * 300, 10)
+    'a b ccccc…'
+    """
+    text = " ".join(redact(str(text)).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 async def ask_judges(prompts: Sequence[str], settings: JudgeSettings,
                      on_answer: Callable[[int, JudgeAnswer], None], *, seed: int = 0) -> LlmStats:
     """Ask the judge model about every prompt; report each answer as it arrives.
@@ -138,7 +235,8 @@ async def ask_judges(prompts: Sequence[str], settings: JudgeSettings,
         prompts: the judge prompts.
         settings: URLs, model, concurrency, timeouts, retry budget.
         on_answer: called as ``on_answer(index, answer)`` exactly once per
-            prompt, from the event loop, as soon as its answer is final.
+            prompt, from the event loop, as soon as its answer is final
+            (before any :class:`JudgeError` is raised for a later one).
         seed: seeds the backoff jitter.
 
     Returns:
@@ -146,7 +244,8 @@ async def ask_judges(prompts: Sequence[str], settings: JudgeSettings,
 
     Raises:
         JudgeError: an endpoint is unreachable at the start, does not serve
-            the model, or refuses the request outright (401/403/404).
+            the model, refuses the key or the requests, or stops answering
+            mid-run (see the module docstring).
     """
     import openai
 
@@ -162,31 +261,42 @@ async def ask_judges(prompts: Sequence[str], settings: JudgeSettings,
         await asyncio.gather(*(client.close() for client in clients), return_exceptions=True)
 
 
+async def _served_models(client, settings: JudgeSettings) -> list[str] | None:
+    """The model names a server lists (``GET /models``), ``None`` if it does not say."""
+    import openai
+
+    try:
+        # one request per URL: give a busy server time even when request_timeout is short
+        page = await client.models.list(timeout=min(max(settings.request_timeout, 10.0), 30.0))
+    except (openai.APIStatusError, openai.APIResponseValidationError, ValueError):
+        return None
+    return [str(model.id) for model in page.data]
+
+
 async def _check_endpoint(client, url: str, settings: JudgeSettings) -> None:
     import openai
 
     try:
-        # one request per URL before judging: give a busy server time even when request_timeout is short
         page = await client.models.list(timeout=min(max(settings.request_timeout, 10.0), 30.0))
     except openai.NotFoundError:
-        logger.debug("judge server {} has no model list; not checking the model name", url)
+        logger.debug("judge server {} has no model list; not checking the model name", redact(url))
         return
     except openai.APIStatusError as error:
-        if error.status_code in (401, 403):
-            raise JudgeError(f"judge server {url} refused the API key (HTTP {error.status_code}); "
-                             f"set {' or '.join(API_KEY_VARIABLES)}") from None
+        if error.status_code in _KEY_STATUSES:
+            raise JudgeError(f"judge server {url} refused the API key (HTTP {error.status_code}: "
+                             f"{server_message(error)}); set {' or '.join(API_KEY_VARIABLES)}") from None
         logger.debug("judge server {} answered HTTP {} to the model list; not checking the model name",
-                     url, error.status_code)
+                     redact(url), error.status_code)
         return
     except openai.APIConnectionError as error:
-        raise JudgeError(f"cannot reach the judge server at {url}: {error}; is it running?") from None
+        raise JudgeError(f"cannot reach the judge server at {url}: {short(error)}; is it running?") from None
     served = [model.id for model in page.data]
     if served and settings.model not in served:
         raise JudgeError(f"judge model {settings.model!r} is not served at {url}; it serves: {', '.join(served)}")
 
 
 class _AskAll:
-    """One run of :func:`ask_judges`: a shared queue, ``concurrency`` workers per client."""
+    """One run of :func:`ask_judges`: a probe per URL, then a shared queue, ``concurrency`` workers per client."""
 
     def __init__(self, prompts, settings, on_answer, rng):
         self.prompts = prompts
@@ -198,22 +308,34 @@ class _AskAll:
         self.done = asyncio.Event()
         self.requests = 0
         self.retries = 0
+        self.arrived = 0
         self.failure: BaseException | None = None
+        self.confirmed = False  # some endpoint has given a verdict
+        self.rejections_in_a_row = 0
+        self.failures_in_a_row = 0
+        self.failure_limit = failures_in_a_row_limit(len(settings.urls), settings.concurrency)
 
     async def run(self, clients) -> LlmStats:
-        for index in range(len(self.prompts)):
-            self.queue.put_nowait(_Attempt(index))
-        # Interleaved across URLs: the queue serves waiting workers first come, first served,
-        # so even a batch smaller than the concurrency is spread over every URL.
-        workers = [asyncio.create_task(self._work(client, url))
-                   for _ in range(self.settings.concurrency)
-                   for client, url in zip(clients, self.settings.urls)]
-        try:
-            await self.done.wait()
-        finally:
-            for worker in workers:
-                worker.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
+        urls = self.settings.urls
+        attempts = [_Attempt(index) for index in range(len(self.prompts))]
+        probes = attempts[:len(clients)]
+        for attempt in attempts[len(probes):]:
+            self.queue.put_nowait(attempt)
+        # The probe: one real prompt per URL, alone, before the flood.
+        await asyncio.gather(*(self._guarded(client, url, attempt)
+                               for client, url, attempt in zip(clients, urls, probes)))
+        if self.failure is None and self.remaining:
+            # Interleaved across URLs: the queue serves waiting workers first come, first served,
+            # so even a batch smaller than the concurrency is spread over every URL.
+            workers = [asyncio.create_task(self._work(client, url))
+                       for _ in range(self.settings.concurrency)
+                       for client, url in zip(clients, urls)]
+            try:
+                await self.done.wait()
+            finally:
+                for worker in workers:
+                    worker.cancel()
+                await asyncio.gather(*workers, return_exceptions=True)
         if self.failure is not None:
             raise self.failure
         return LlmStats(self.requests, self.retries)
@@ -224,28 +346,61 @@ class _AskAll:
         if self.remaining == 0:
             self.done.set()
 
+    def _fail(self, error: BaseException) -> None:
+        if self.failure is None:
+            self.failure = error
+        self.done.set()
+
     def _retry_later(self, attempt: _Attempt, delay: float) -> None:
         asyncio.get_running_loop().call_later(delay, self.queue.put_nowait, attempt)
 
     async def _work(self, client, url: str) -> None:
-        while True:
+        while self.failure is None:
             attempt = await self.queue.get()
-            try:
-                await self._ask(client, url, attempt)
-            except Exception as error:  # noqa: BLE001 - handed to run(), which re-raises it
-                # A worker must not die quietly: the run would wait forever for its prompt.
-                self.failure = error
-                self.done.set()
-                return
+            await self._guarded(client, url, attempt)
+
+    async def _guarded(self, client, url: str, attempt: _Attempt) -> None:
+        """Ask; a fault that stops the run is recorded for run() to raise."""
+        try:
+            await self._ask(client, url, attempt)
+        except _Stop as stop:
+            self._fail(await self._stop_error(client, url, stop))
+        except JudgeError as error:
+            self._fail(error)
+        except Exception as error:  # noqa: BLE001 - handed to run(), which re-raises it
+            # A worker must not die quietly: the run would wait forever for its prompt.
+            self._fail(error)
+
+    async def _stop_error(self, client, url: str, stop: _Stop) -> JudgeError:
+        settings = self.settings
+        text = f"judge server {url} answered HTTP {stop.status} for model {settings.model!r}: {stop.message}"
+        if stop.status in _KEY_STATUSES:
+            text += f"; the API key was refused: set {' or '.join(API_KEY_VARIABLES)}"
+        else:
+            served = await _served_models(client, settings)
+            if served and settings.model not in served:
+                text += f"; model {settings.model!r} is not served there, it serves: {', '.join(served)}"
+        if self.arrived:
+            text += f"; {self.arrived} of {len(self.prompts)} verdicts arrived before that"
+        return JudgeError(text, arrived=self.arrived, mid_run=True)
+
+    def _classify_rejection(self, status: int, message: str) -> str:
+        """``"stop"`` (no retry can fix it) or ``"item"`` (this prompt alone is refused)."""
+        if status in _KEY_STATUSES or status == 404 or _MODEL_MISSING.search(message):
+            return "stop"
+        if _ITEM_SPECIFIC.search(message):
+            return "item"
+        return "item" if self.confirmed else "stop"
 
     async def _ask(self, client, url: str, attempt: _Attempt) -> None:
         import openai
 
         settings = self.settings
-        if attempt.failures or attempt.unparseable:
+        if attempt.failures:
             self.retries += 1
         self.requests += 1
         retry_after = None
+        outage = True  # the failure counts towards "the judge stopped answering"
         body = {"model": settings.model, "messages": [{"role": "user", "content": self.prompts[attempt.index]}],
                 "temperature": 0.0}
         if settings.max_tokens is not None:
@@ -257,42 +412,50 @@ class _AskAll:
             reply = await client.post("/chat/completions", cast_to=object, body=body)
         except openai.APIStatusError as error:
             status = error.status_code
-            if status in _FATAL_STATUSES:
-                raise JudgeError(f"judge server {url} answered HTTP {status} for model {settings.model!r}: "
-                                 f"{_short(str(error))}") from None
-            if status != 429 and status < 500 and status != 408:
-                self._finish(attempt, JudgeAnswer(None, f"judge rejected the request (HTTP {status}): "
-                                                        f"{_short(str(error))}"))
+            if 400 <= status < 500 and status not in (408, 429):
+                message = server_message(error)
+                if self._classify_rejection(status, message) == "stop":
+                    raise _Stop(status, message) from None
+                self.rejections_in_a_row += 1
+                if self.rejections_in_a_row >= REJECTIONS_IN_A_ROW:
+                    raise _Stop(status, f"{message} ({self.rejections_in_a_row} requests refused in a row)") from None
+                self._finish(attempt, JudgeAnswer(None, f"judge rejected the request (HTTP {status}): {message}"))
                 return
             problem = f"HTTP {status}"
+            outage = status != 429  # rate limiting: the server is there, asking us to slow down
             retry_after = parse_retry_after(error.response.headers)
         except openai.APITimeoutError:
             problem = f"timed out after {settings.request_timeout:g}s"
         except openai.APIConnectionError as error:
-            problem = f"connection failed ({_short(repr(error.__cause__ or error))})"
+            problem = f"connection failed ({short(repr(error.__cause__ or error), 120)})"
         except (openai.APIResponseValidationError, ValueError) as error:  # ValueError: a body that is not JSON
-            problem = f"malformed response ({type(error).__name__}: {_short(str(error))})"
+            problem = f"malformed response ({type(error).__name__}: {short(error, 120)})"
         else:
             content = reply_content(reply)
             correct = parse_judge_reply(content)
             if correct is not None:
+                self.confirmed = True
+                self.rejections_in_a_row = self.failures_in_a_row = 0
+                self.arrived += 1
                 label = "yes" if correct else "no"
                 self._finish(attempt, JudgeAnswer(correct, f"judge said \\boxed{{{label}}}"))
                 return
-            attempt.unparseable += 1
-            if attempt.unparseable >= settings.unparseable_attempts:
-                self._finish(attempt, JudgeAnswer(None, f"unparseable judge reply after {attempt.unparseable} "
-                                                        f"attempt(s): {_short(content or '<empty>')}"))
-            else:
-                self.queue.put_nowait(attempt)
-            return
+            problem = f"no verdict in the reply: {short(content or '<empty>', 120)}"
+            outage = False  # the server answers; this reply just lacks a verdict
+        if outage:
+            self.failures_in_a_row += 1
+            if self.failures_in_a_row >= self.failure_limit:
+                raise JudgeError(
+                    f"the judge stopped answering: {self.failures_in_a_row} requests in a row failed with no "
+                    f"verdict between them (last: {problem} at {url}); {self.arrived} of {len(self.prompts)} "
+                    "verdicts arrived before that", arrived=self.arrived, mid_run=True)
         if attempt.failures >= settings.max_retries:
             self._finish(attempt, JudgeAnswer(None, f"judge request failed after {attempt.failures + 1} "
                                                     f"attempt(s): {problem}"))
             return
         delay = retry_delay(attempt.failures, settings.backoff_base, settings.backoff_max, retry_after, self.rng)
         attempt.failures += 1
-        logger.debug("judge request {} to {}: {}; retry {} in {:.2f}s", attempt.index, url, problem,
+        logger.debug("judge request {} to {}: {}; retry {} in {:.2f}s", attempt.index, redact(url), problem,
                      attempt.failures, delay)
         self._retry_later(attempt, delay)
 
@@ -308,9 +471,3 @@ def reply_content(reply) -> str | None:
     except (KeyError, IndexError, TypeError):
         return None
     return content if isinstance(content, str) else None
-
-
-def _short(text: str, limit: int = 160) -> str:
-    """``text`` on one line, its tail kept when longer than ``limit``."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else "…" + text[-limit:]

@@ -35,6 +35,13 @@ LANGUAGES = ("en", "cn")
 class JudgeItem:
     """One generation to judge.
 
+    Text that is not valid Unicode (a lone surrogate, e.g. from a response
+    cut mid-character and decoded leniently) is replaced by U+FFFD on
+    construction, so cache keys, JSON files and HTTP bodies never fail on it.
+
+    >>> JudgeItem("q", "1", "cut mid-emoji \\ud83d").response
+    'cut mid-emoji \ufffd'
+
     Attributes:
         question: the problem statement shown to the model.
         reference: the gold answer.
@@ -52,6 +59,7 @@ class JudgeItem:
             value = getattr(self, name)
             if not isinstance(value, str):
                 raise ValueError(f"JudgeItem.{name} must be a string, got {type(value).__name__} {value!r}")
+            object.__setattr__(self, name, valid_unicode(value))
         if self.language not in LANGUAGES:
             raise ValueError(f"JudgeItem.language must be one of {', '.join(LANGUAGES)}, got {self.language!r}")
 
@@ -89,14 +97,14 @@ class JudgeSettings:
         model: the judge model's served name; required for ``llm``/``cascade``.
         concurrency: requests in flight per URL.
         request_timeout: seconds before a request is abandoned and retried.
-        max_retries: retries of a request after a 429, a 5xx, a timeout or
-            a dropped connection (so at most ``max_retries + 1`` attempts).
+        max_retries: retries of a request after a transient fault -- a 429,
+            a 5xx, a timeout, a dropped connection, a malformed body, or a
+            reply without a readable ``\\boxed{yes}``/``\\boxed{no}`` -- so at
+            most ``max_retries + 1`` attempts; then ``correct=None``.
         cache_path: append-only JSONL file of judge-model verdicts; ``None``
             disables the durable cache (the rule judge, cheap and
             deterministic, never uses it).
         max_tokens: cap on the judge's reply length (``None``: server default).
-        unparseable_attempts: how many times to ask when the reply carries
-            no final ``\\boxed{yes}``/``\\boxed{no}``; then ``correct=None``.
         backoff_base: first retry delay in seconds (doubles per retry, full
             jitter); a ``Retry-After`` header is honoured when longer.
         backoff_max: cap on one backoff delay, seconds.
@@ -119,7 +127,6 @@ class JudgeSettings:
     max_retries: int = 5
     cache_path: pathlib.Path | None = None
     max_tokens: int | None = 2048
-    unparseable_attempts: int = 3
     backoff_base: float = 1.0
     backoff_max: float = 60.0
     rule_timeout: int = 3
@@ -153,7 +160,6 @@ class JudgeSettings:
         _check_number("max_retries", self.max_retries, integer=True, minimum=0)
         if self.max_tokens is not None:
             _check_number("max_tokens", self.max_tokens, integer=True, minimum=1)
-        _check_number("unparseable_attempts", self.unparseable_attempts, integer=True, minimum=1)
         _check_number("backoff_base", self.backoff_base, minimum=0)
         _check_number("backoff_max", self.backoff_max, minimum=0)
         _check_number("rule_timeout", self.rule_timeout, integer=True, minimum=1)
@@ -181,7 +187,7 @@ class JudgeStats:
         cached: distinct tuples answered from the durable cache.
         requests: HTTP requests sent to judge models, retries included.
         retries: requests that repeated an earlier one (after an error or
-            an unparseable reply).
+            a reply without a verdict).
         unresolved: items whose verdict is ``correct=None``.
         by_rule: distinct tuples the rule judge settled (all of them for
             ``rule``; those it confirmed for ``cascade``; 0 for ``llm``).
@@ -214,6 +220,19 @@ class JudgeReport:
     verdicts: tuple[Verdict, ...]
     stats: JudgeStats
     prompt_version: str | None
+
+
+def valid_unicode(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD (a surrogate pair written as two code points is joined).
+
+    >>> valid_unicode("ok"), valid_unicode("a\\udfffb"), valid_unicode("\\ud83d\\ude00")
+    ('ok', 'a\ufffdb', '😀')
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
 
 
 def resolve_kind(kind: str, urls: Sequence[str]) -> str:

@@ -32,6 +32,7 @@ from collections import deque
 from collections.abc import Sequence
 from multiprocessing.connection import Connection, wait
 
+from loguru import logger
 from tqdm import tqdm
 
 from gpassk_opencompass.judges.rule import rule_verdict
@@ -106,7 +107,10 @@ class _Worker:
     def send(self, indices: list[int], pairs) -> None:
         self.pending.extend(indices)
         self.last_heard = time.monotonic()
-        self.to_child.send([(index, *pairs[index]) for index in indices])
+        try:
+            self.to_child.send([(index, *pairs[index]) for index in indices])
+        except OSError:  # it died before reading: its connection reads EOF next, and the pool replaces it
+            logger.debug("rule judge worker {} died before it was sent its answers", self.process.pid)
 
     def finish(self) -> None:
         """Ask the worker to exit once idle."""
