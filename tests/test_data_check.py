@@ -244,3 +244,38 @@ def test_the_guide_gives_the_catalog_counts():
     for benchmark in BENCHMARKS:
         count = "-" if benchmark.questions is None else str(benchmark.questions)
         assert re.search(rf"^\| {re.escape(benchmark.name)} \|[^\n]*\| {count} \|$", text, re.MULTILINE), benchmark
+
+
+def test_modelscope_is_refused_per_benchmark(compass_cache, monkeypatch, capsys):
+    monkeypatch.setenv("DATASET_SOURCE", "ModelScope")
+    write_aime2025(compass_cache, questions(15))
+    code, out, _ = check(capsys, "AIME2025")
+    assert code == 1
+    assert "looked at: DATASET_SOURCE=ModelScope: not supported by our loaders" in out
+    assert problems(out)[0].startswith(
+        "error: AIME2025: DATASET_SOURCE=ModelScope is not supported for 'opencompass/aime2025'")
+
+
+def test_math_folder_without_the_file(compass_cache, capsys):
+    (compass_cache / "data" / "math").mkdir(parents=True)
+    code, out, _ = check(capsys, "MATH500-L5")
+    assert code == 1
+    [line] = problems(out)
+    assert line.startswith(f"error: MATH500-L5: MATH500: {compass_cache / 'data' / 'math' / 'test_prm800k_500.json'} "
+                           "does not exist; ")
+    assert "math.zip" in line
+
+
+def test_the_guide_example_is_what_the_check_prints(compass_cache, monkeypatch, capsys):
+    """The console example of docs/data.md, run on its own data (``…`` stands for an elided part)."""
+    text = DOCS.read_text(encoding="utf-8")
+    block = re.search(r"^\$ (gpassk data check AIME2024-45 AIME2025)\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    command, expected = block.group(1), block.group(2).rstrip("\n").splitlines()
+    write_aime2025(compass_cache, questions(30))
+    code = main([*shlex.split(command)[1:3], "--no-progress", *shlex.split(command)[3:]])
+    printed = capsys.readouterr().out.replace(str(compass_cache), "/data/oc").rstrip("\n").splitlines()
+    assert code == 1
+    assert len(printed) == len(expected)
+    for line, documented in zip(printed, expected):
+        pattern = ".*".join(re.escape(piece) for piece in documented.split("…"))
+        assert re.fullmatch(pattern, line.rstrip()), (line, documented)

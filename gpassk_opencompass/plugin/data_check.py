@@ -150,6 +150,8 @@ def _looked_at(dataset_id: str, hub: bool, environ: Mapping[str, str], home: str
     entry = _mapping(dataset_id)
     source = environ.get("DATASET_SOURCE")
     lines = []
+    if source == "ModelScope":
+        return ("DATASET_SOURCE=ModelScope: not supported by our loaders (unset it to read local copies)",)
     if source == "HF":
         if hub and entry.get("hf_id") and not os.path.isabs(dataset_id):
             return (f"DATASET_SOURCE=HF: Hugging Face dataset {entry['hf_id']} (not downloaded by this check)",)
