@@ -182,13 +182,21 @@ def _count_warning(name: str, found: int, expected: int | None, what: str) -> li
                                    f"results will not compare one to one ({COMPOSITION_NOTE})")]
 
 
+def _jsonl_pairs(path: str):
+    """(index, record) pairs of a JSONL file, read by the loaders' ``read_jsonl``."""
+    from gpassk_opencompass.plugin.datasets.files import read_jsonl
+
+    return ((str(index), record) for index, record in enumerate(read_jsonl(path)))
+
+
 def _read_records(name: str, path: str, read, check) -> tuple[int | None, list[Problem]]:
     """Read ``path`` with ``read`` (-> (key, record) pairs) and ``check`` each record.
 
-    ``check(key, record)`` returns whether the record counts as a question and
-    raises ``ValueError`` on a record the loader would refuse.  Returns the
-    question count (``None`` when the file does not read) and one problem per
-    kind of refusal (with how many records it hits and the first of them).
+    ``check(key, record, where)`` returns whether the record counts as a
+    question and raises ``ValueError`` (naming ``where``, i.e. ``<path> record
+    <key>``) on a record the loader would refuse.  Returns the question count
+    (``None`` when something is refused or the file does not read) and one
+    problem per kind of refusal (the first record, and how many more).
     """
     try:
         pairs = list(read(path))
@@ -199,7 +207,7 @@ def _read_records(name: str, path: str, read, check) -> tuple[int | None, list[P
         try:
             if not isinstance(record, dict):
                 raise ValueError(f"{path} record {key}: expected a JSON object, got {type(record).__name__}")
-            count += bool(check(key, record))
+            count += bool(check(key, record, f"{path} record {key}"))
         except ValueError as error:
             message = str(error)
             kind = message.removeprefix(f"{path} record {key}: ").partition(";")[0]
@@ -213,7 +221,7 @@ def _read_records(name: str, path: str, read, check) -> tuple[int | None, list[P
 
 def _check_livemathbench(benchmark: Benchmark, entry: dict, environ: Mapping[str, str], home: str) -> BenchmarkCheck:
     from gpassk_opencompass.plugin.datasets import livemathbench as lmb
-    from gpassk_opencompass.plugin.datasets.files import locate, read_jsonl, require_fields
+    from gpassk_opencompass.plugin.datasets.files import locate, require_fields
 
     name, dataset_id = benchmark.name, entry.get("path", "opencompass/LiveMathBench")
     version = str(entry.get("version", "202412"))
@@ -232,8 +240,8 @@ def _check_livemathbench(benchmark: Benchmark, entry: dict, environ: Mapping[str
         return BenchmarkCheck(name, "hf", location.where, looked_at, parts, benchmark.questions, ())
     parts, problems = [], []
 
-    def check(key: str, record: dict) -> bool:
-        require_fields(record, lmb.REQUIRED_FIELDS, f"{path} record {key}")
+    def check(key: str, record: dict, where: str) -> bool:
+        require_fields(record, lmb.REQUIRED_FIELDS, where)
         return True
 
     for split, language in pairs:
@@ -243,23 +251,22 @@ def _check_livemathbench(benchmark: Benchmark, entry: dict, environ: Mapping[str
             problems.append(Problem(ERROR, name, redact(
                 f"missing file {path} ({_cache_note(environ)}); {how}{_archive_hint('LiveMathBench')}")))
             continue
-        count, refusals = _read_records(
-            name, path, lambda file: ((str(index), record) for index, record in enumerate(read_jsonl(file))), check)
+        count, refusals = _read_records(name, path, _jsonl_pairs, check)
         if count == 0:
             refusals.append(Problem(ERROR, name, f"{path} holds no questions"))
             count = None
         parts.append(Part(f"{split}/{language}", path, count))
         problems.extend(refusals)
-    found = BenchmarkCheck(name, "local", location.where, looked_at, tuple(parts), benchmark.questions, ())
-    if not problems and found.questions is not None:
-        problems.extend(_count_warning(name, found.questions, benchmark.questions, "questions"))
+    if not problems:
+        total = sum(part.questions for part in parts)
+        problems.extend(_count_warning(name, total, benchmark.questions, "questions"))
     return BenchmarkCheck(name, "local", location.where, looked_at, tuple(parts), benchmark.questions,
                           tuple(problems))
 
 
 def _check_aime(benchmark: Benchmark, entry: dict, environ: Mapping[str, str], home: str) -> BenchmarkCheck:
     from gpassk_opencompass.plugin.datasets import aime
-    from gpassk_opencompass.plugin.datasets.files import locate, read_jsonl
+    from gpassk_opencompass.plugin.datasets.files import locate
 
     name, dataset_id = benchmark.name, entry["path"]
     looked_at = _looked_at(dataset_id, False, environ, home)
@@ -275,12 +282,11 @@ def _check_aime(benchmark: Benchmark, entry: dict, environ: Mapping[str, str], h
         return BenchmarkCheck(name, "local", path, looked_at, (Part("all", path, None),), benchmark.questions,
                               problems)
 
-    def check(key: str, record: dict) -> bool:
-        aime.question_and_answer(record, f"{path} record {key}")
+    def check(key: str, record: dict, where: str) -> bool:
+        aime.question_and_answer(record, where)
         return True
 
-    count, problems = _read_records(
-        name, path, lambda file: ((str(index), record) for index, record in enumerate(read_jsonl(file))), check)
+    count, problems = _read_records(name, path, _jsonl_pairs, check)
     if count == 0:
         problems, count = [Problem(ERROR, name, f"{path} holds no questions")], None
     if count is not None:
@@ -305,9 +311,9 @@ def _check_math500(benchmark: Benchmark, entry: dict, environ: Mapping[str, str]
                               (Problem(ERROR, name, redact(f"{error}{_archive_hint(local)}")),))
     levels_seen = []
 
-    def check(key: str, record: dict) -> bool:
+    def check(key: str, record: dict, where: str) -> bool:
         levels_seen.append(math500.parse_level(record.get("level")) is not None)
-        return math500.level_row(key, record, level, f"{path} record {key}") is not None
+        return math500.level_row(key, record, level, where) is not None
 
     count, problems = _read_records(name, path, math500.records, check)
     if count is not None and not any(levels_seen):
