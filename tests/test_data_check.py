@@ -138,7 +138,8 @@ def test_hf_mode_reports_the_hub_id_and_downloads_nothing(compass_cache, monkeyp
     assert table_row(out, "LiveMathBench-Hard-202412") == [
         "LiveMathBench-Hard-202412", "hub", "-", "45", "hf", "opencompass/LiveMathBench"]
     assert ("looked at: DATASET_SOURCE=HF: Hugging Face dataset opencompass/LiveMathBench "
-            "(not downloaded by this check)") in out
+            "(not downloaded by this check; a run loads it with datasets.load_dataset: network, "
+            "and HF_TOKEN for a gated dataset)") in out
     assert ("questions: hard/cn -, hard/en -") in out
     # AIME has no Hub copy in OpenCompass's mapping: read locally even in HF mode.
     assert table_row(out, "AIME2025")[:5] == ["AIME2025", "ok", "15", "15", "local"]

@@ -154,7 +154,8 @@ def _looked_at(dataset_id: str, hub: bool, environ: Mapping[str, str], home: str
         return ("DATASET_SOURCE=ModelScope: not supported by our loaders (unset it to read local copies)",)
     if source == "HF":
         if hub and entry.get("hf_id") and not os.path.isabs(dataset_id):
-            return (f"DATASET_SOURCE=HF: Hugging Face dataset {entry['hf_id']} (not downloaded by this check)",)
+            return (f"DATASET_SOURCE=HF: Hugging Face dataset {entry['hf_id']} (not downloaded by this check; "
+                    "a run loads it with datasets.load_dataset: network, and HF_TOKEN for a gated dataset)",)
         lines.append("DATASET_SOURCE=HF: not used, this loader reads local copies only")
     elif source:
         lines.append(f"DATASET_SOURCE={source!r}: local copies")
