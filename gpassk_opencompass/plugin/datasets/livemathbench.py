@@ -48,6 +48,9 @@ PROMPT_CN = "下面是一个数学问题，请逐步推理，并把最终答案�
 _COT_CLAUSE = {"en": ", please reasoning step by step", "cn": "，请逐步推理"}
 PROMPT_VERSION = "opencompass-livemathbench"
 
+# The fields every record must have; ``question_type`` is optional.
+REQUIRED_FIELDS = ("question", "answer")
+
 HOW_TO_GET = (
     "LiveMathBench is gated on Hugging Face: accept its terms at "
     "https://huggingface.co/datasets/opencompass/LiveMathBench, log in (HF_TOKEN) and "
@@ -129,12 +132,30 @@ def check_selection(version: str, splits: Sequence[str] | None,
     return splits, languages
 
 
+def local_file(where: str, version: str, split: str, language: str) -> str:
+    """The JSONL file of one split and language under a local LiveMathBench folder.
+
+    >>> local_file("/c/data/LiveMathBench", "202412", "CNMO", "en")
+    '/c/data/LiveMathBench/202412/CNMO_en.jsonl'
+    """
+    return os.path.join(where, version, f"{split}_{language}.jsonl")
+
+
+def hub_subset(version: str, split: str, language: str) -> str:
+    """The Hugging Face subset (config name) of one split and language.
+
+    >>> hub_subset("202505", "hard", "en")
+    'v202505_hard_en'
+    """
+    return f"v{version}_{split}_{language}"
+
+
 def _records(where: str, source: str, version: str, split: str, language: str) -> list[dict]:
     if source == "hf":
         from datasets import load_dataset
 
-        return list(load_dataset(where, f"v{version}_{split}_{language}")["test"])
-    return list(read_jsonl(os.path.join(where, version, f"{split}_{language}.jsonl")))
+        return list(load_dataset(where, hub_subset(version, split, language))["test"])
+    return list(read_jsonl(local_file(where, version, split, language)))
 
 
 class LiveMathBenchDataset(BaseDataset):
@@ -170,9 +191,8 @@ class LiveMathBenchDataset(BaseDataset):
         location = locate(path, HOW_TO_GET.replace("{version}", version), hub=True)
         pairs = list(product(splits, languages))
         if location.source == "local":
-            missing = [os.path.join(location.where, version, f"{split}_{language}.jsonl")
-                       for split, language in pairs
-                       if not os.path.isfile(os.path.join(location.where, version, f"{split}_{language}.jsonl"))]
+            missing = [local_file(location.where, version, split, language) for split, language in pairs
+                       if not os.path.isfile(local_file(location.where, version, split, language))]
             if missing:
                 raise FileNotFoundError(
                     f"LiveMathBench {version}: missing {len(missing)} file(s): {', '.join(missing)}; "
@@ -181,7 +201,7 @@ class LiveMathBenchDataset(BaseDataset):
         for split, language in pairs:
             records = _records(location.where, location.source, version, split, language)
             for index, record in enumerate(records):
-                require_fields(record, ("question", "answer"),
+                require_fields(record, REQUIRED_FIELDS,
                                f"LiveMathBench {version} {split}_{language} record {index}")
                 rows.append({
                     "question_id": f"LiveMathBench-{version}/{split}/{language}/{index}",

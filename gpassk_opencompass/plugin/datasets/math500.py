@@ -43,7 +43,7 @@ def parse_level(level: object) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _records(path: str) -> list[tuple[str, dict]]:
+def records(path: str) -> list[tuple[str, dict]]:
     """(id, record) pairs of a MATH file: JSONL, a JSON list, or a JSON object of id -> record."""
     if path.endswith(".jsonl"):
         return [(str(index), record) for index, record in enumerate(read_jsonl(path))]
@@ -52,6 +52,54 @@ def _records(path: str) -> list[tuple[str, dict]]:
     if isinstance(data, dict):
         return [(str(key), record) for key, record in data.items()]
     return [(str(index), record) for index, record in enumerate(data)]
+
+
+def data_file(where: str, file_name: str) -> str:
+    """The MATH file to read: ``where`` itself, or ``file_name`` inside a directory ``where``.
+
+    Raises:
+        FileNotFoundError: ``where`` is a directory without ``file_name``.
+    """
+    if not os.path.isdir(where):
+        return where
+    file_path = os.path.join(where, file_name)
+    if not os.path.isfile(file_path):
+        raise FileNotFoundError(f"MATH500: {file_path} does not exist; {HOW_TO_GET}")
+    return file_path
+
+
+def level_row(key: str, record: dict, level: int, where: str) -> dict | None:
+    """The dataset row of a MATH record of difficulty ``level``; ``None`` for other levels.
+
+    Raises:
+        ValueError: the record lacks ``problem``, or (at ``level``) both
+            ``answer`` and a ``\\boxed{}`` in its ``solution``; the message names ``where``.
+    """
+    require_fields(record, ("problem",), where)
+    record_level = parse_level(record.get("level"))
+    if record_level != level:
+        return None
+    answer = record.get("answer")
+    if answer is None:
+        require_fields(record, ("solution",), where)
+        from opencompass.datasets.math import extract_boxed_answer
+
+        answer = extract_boxed_answer(record["solution"])
+        if answer is None:
+            raise ValueError(f"{where}: no 'answer' field and no \\boxed{{}} in its solution")
+    return {
+        "question_id": str(record.get("unique_id") or f"MATH500/{key}"),
+        "problem": record["problem"],
+        "answer": str(answer),
+        "subject": record.get("subject") or record.get("type"),
+        "level": record_level,
+    }
+
+
+def no_levels_error(file_path: str) -> str:
+    """The error for a MATH file none of whose records has a difficulty."""
+    return (f"MATH500-L5 needs each question's difficulty, but no record of {file_path} "
+            f"has a 'level' field; {HOW_TO_GET}")
 
 
 class Math500Level5Dataset(BaseDataset):
@@ -71,38 +119,15 @@ class Math500Level5Dataset(BaseDataset):
         Returns:
             Columns ``question_id``, ``problem``, ``answer``, ``subject``, ``level``.
         """
-        location = locate(path, HOW_TO_GET)
-        file_path = location.where
-        if os.path.isdir(file_path):
-            file_path = os.path.join(file_path, file_name)
-            if not os.path.isfile(file_path):
-                raise FileNotFoundError(f"MATH500: {file_path} does not exist; {HOW_TO_GET}")
-        from opencompass.datasets.math import extract_boxed_answer
-
+        file_path = data_file(locate(path, HOW_TO_GET).where, file_name)
         rows, levels_seen = [], 0
-        for key, record in _records(file_path):
-            where = f"{file_path} record {key}"
-            require_fields(record, ("problem",), where)
-            record_level = parse_level(record.get("level"))
-            levels_seen += record_level is not None
-            if record_level != level:
-                continue
-            answer = record.get("answer")
-            if answer is None:
-                require_fields(record, ("solution",), where)
-                answer = extract_boxed_answer(record["solution"])
-                if answer is None:
-                    raise ValueError(f"{where}: no 'answer' field and no \\boxed{{}} in its solution")
-            rows.append({
-                "question_id": str(record.get("unique_id") or f"MATH500/{key}"),
-                "problem": record["problem"],
-                "answer": str(answer),
-                "subject": record.get("subject") or record.get("type"),
-                "level": record_level,
-            })
+        for key, record in records(file_path):
+            levels_seen += parse_level(record.get("level")) is not None
+            row = level_row(key, record, level, f"{file_path} record {key}")
+            if row is not None:
+                rows.append(row)
         if not levels_seen:
-            raise ValueError(f"MATH500-L5 needs each question's difficulty, but no record of {file_path} "
-                             f"has a 'level' field; {HOW_TO_GET}")
+            raise ValueError(no_levels_error(file_path))
         expected = get_benchmark("MATH500-L5").questions
         if level == 5 and len(rows) != expected:
             logger.warning("MATH500-L5: {} has {} level-5 questions; the published column used {}",

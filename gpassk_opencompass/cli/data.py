@@ -1,0 +1,56 @@
+"""``gpassk data check``: is each benchmark's data where the loaders look, and does it read?
+
+    gpassk data check                       # every benchmark of the catalog
+    gpassk data check AIME2025 MATH500-L5   # just these
+
+Exit codes: 0 every benchmark asked for is usable (count warnings allowed),
+1 something is missing or unreadable, 2 an unknown benchmark name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gpassk_opencompass.catalog import BENCHMARKS
+
+MISSING = 1
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "data",
+        help="check the benchmark data (where it is looked for, what is missing)",
+        description="Benchmark data: where OpenCompass looks for it and whether our loaders can read it. "
+                    "See docs/data.md.")
+    actions = parser.add_subparsers(dest="data_command", metavar="ACTION", required=True)
+    check = actions.add_parser(
+        "check",
+        help="say, per benchmark, where the data were looked for, what was found and what is missing",
+        description="For each benchmark: the places looked at in OpenCompass's order (DATASET_SOURCE=HF -> "
+                    "the Hugging Face id; $COMPASS_DATA_CACHE; ~/.cache/opencompass), the files found, "
+                    "their questions per split and language read with the loaders' own code, and the "
+                    "published question count. Nothing is downloaded. Exit 0 when everything asked for "
+                    "is usable, 1 when something is missing, 2 for an unknown benchmark.")
+    check.add_argument("benchmarks", nargs="*", metavar="BENCHMARK",
+                       help="canonical benchmark names (default: all): "
+                            + ", ".join(benchmark.name for benchmark in BENCHMARKS))
+    check.add_argument("--no-progress", action="store_true", help="no progress bar")
+    check.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    from loguru import logger
+    from tqdm import tqdm
+
+    from gpassk_opencompass.plugin.data_check import check_benchmark, check_names, format_report
+
+    logger.remove()
+    logger.add(sys.stderr, level="WARNING", format="<level>{level}</level>: {message}")
+    names = check_names(args.benchmarks)  # ValueError (exit 2) before anything is read
+    checks = [check_benchmark(name)
+              for name in tqdm(names, desc="checking data", unit="benchmark",
+                               disable=True if args.no_progress else None, file=sys.stderr)]
+    print(format_report(checks))
+    return 0 if all(check.usable for check in checks) else MISSING

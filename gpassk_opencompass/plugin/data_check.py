@@ -1,0 +1,418 @@
+"""Is a benchmark's data where the loaders will look, and does it read? (``gpassk data check``)
+
+For each benchmark of :mod:`gpassk_opencompass.catalog` the check takes the
+dataset entry of its config (path, version, splits, languages, file name),
+looks for the data in OpenCompass's order (``DATASET_SOURCE=HF`` -> the
+Hugging Face id; ``$COMPASS_DATA_CACHE/<local>``; ``~/.cache/opencompass/<local>``)
+with the loaders' own :func:`~gpassk_opencompass.plugin.datasets.files.locate`,
+then opens every file with the loaders' own reading code and counts the
+questions per split and language.  Nothing is downloaded; in HF mode the
+check reports which Hub id and subsets a run would load, without loading them.
+
+A missing file, folder or field is an error (the data are not usable); a
+question count different from the published column's is a warning (the run
+works, but does not compare one to one with the leaderboard).
+
+>>> problem = Problem("error", "AIME2025", "/c/data/aime2025/aime2025.jsonl: missing")
+>>> str(problem)
+'error: AIME2025: /c/data/aime2025/aime2025.jsonl: missing'
+>>> format_count(None), format_count(30)
+('-', '30')
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import import_module
+from itertools import product
+
+from gpassk_opencompass.catalog import BENCHMARKS, Benchmark, get_benchmark
+from gpassk_opencompass.plugin.data_paths import local_candidates
+from gpassk_opencompass.redaction import redact
+
+ERROR = "error"
+WARNING = "warning"
+
+# What the published columns are made of (README, "Benchmark composition").
+COMPOSITION_NOTE = "see 'Benchmark composition' in the README"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a benchmark's data.
+
+    Attributes:
+        severity: ``"error"`` (the data are not usable) or ``"warning"``.
+        benchmark: the canonical benchmark name.
+        message: what is wrong and how to fix it, in one line.
+    """
+
+    severity: str
+    benchmark: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.severity}: {self.benchmark}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Part:
+    """One file (or Hub subset) of a benchmark.
+
+    Attributes:
+        label: ``CNMO/cn``, ``all/en``, ``level 5``, ``all``.
+        where: the file read, or ``<hub id>:<subset>`` in HF mode.
+        questions: how many questions it holds; ``None`` when not read.
+    """
+
+    label: str
+    where: str
+    questions: int | None
+
+
+@dataclass(frozen=True)
+class BenchmarkCheck:
+    """What the check found for one benchmark.
+
+    Attributes:
+        benchmark: the canonical name.
+        source: ``"local"``, ``"hf"`` (Hub id reported, not downloaded) or
+            ``"missing"`` (no copy found).
+        where: the folder/file found, the Hub id, or ``None``.
+        looked_at: the places tried, in order, each with what was found there.
+        parts: the files (or Hub subsets) the loader reads.
+        expected: the published column's question count, or ``None``.
+        problems: errors and warnings, one line each.
+    """
+
+    benchmark: str
+    source: str
+    where: str | None
+    looked_at: tuple[str, ...]
+    parts: tuple[Part, ...]
+    expected: int | None
+    problems: tuple[Problem, ...]
+
+    @property
+    def questions(self) -> int | None:
+        """Questions read over every part; ``None`` when a part was not read."""
+        counts = [part.questions for part in self.parts]
+        if not counts or any(count is None for count in counts):
+            return None
+        return sum(counts)
+
+    @property
+    def usable(self) -> bool:
+        """Whether a run can read the data (warnings allowed)."""
+        return not any(problem.severity == ERROR for problem in self.problems)
+
+    @property
+    def status(self) -> str:
+        """``ok``, ``warning``, ``missing``, ``error``, or ``hub`` (HF mode, not verified)."""
+        if not self.usable:
+            return "missing" if self.source == "missing" else ERROR
+        if self.problems:
+            return WARNING
+        return "hub" if self.source == "hf" else "ok"
+
+
+def format_count(count: int | None) -> str:
+    """A question count for the table, ``-`` when unknown."""
+    return "-" if count is None else str(count)
+
+
+def dataset_entry(benchmark: Benchmark) -> dict:
+    """The dataset dict of a benchmark's config (``path``, ``version``, ``dataset_splits`` ...)."""
+    return dict(getattr(import_module(benchmark.config), benchmark.config_variable)[0])
+
+
+def _archive_hint(local: str) -> str:
+    """Where OpenCompass's own download would fetch ``local`` from, as a sentence (or ``""``)."""
+    from opencompass.utils.datasets_info import DATASETS_URL
+
+    names = [name for name in DATASETS_URL if name in local]
+    if not names:
+        return ""
+    return (f" Offline: fetch {DATASETS_URL[names[-1]]['url']} on a machine with network and unzip it "
+            "into $COMPASS_DATA_CACHE/data/ (see docs/data.md).")
+
+
+def _mapping(dataset_id: str) -> dict:
+    from opencompass.utils.datasets_info import DATASETS_MAPPING
+
+    return dict(DATASETS_MAPPING.get(dataset_id, {}))
+
+
+def _looked_at(dataset_id: str, hub: bool, environ: Mapping[str, str], home: str) -> tuple[str, ...]:
+    """The places OpenCompass's order tries, each with what is there (stops at the first hit)."""
+    entry = _mapping(dataset_id)
+    source = environ.get("DATASET_SOURCE")
+    lines = []
+    if source == "ModelScope":
+        return ("DATASET_SOURCE=ModelScope: not supported by our loaders (unset it to read local copies)",)
+    if source == "HF":
+        if hub and entry.get("hf_id") and not os.path.isabs(dataset_id):
+            return (f"DATASET_SOURCE=HF: Hugging Face dataset {entry['hf_id']} (not downloaded by this check; "
+                    "a run loads it with datasets.load_dataset: network, and HF_TOKEN for a gated dataset)",)
+        lines.append("DATASET_SOURCE=HF: not used, this loader reads local copies only")
+    elif source:
+        lines.append(f"DATASET_SOURCE={source!r}: local copies")
+    else:
+        lines.append("DATASET_SOURCE not set: local copies")
+    candidates = ((dataset_id,) if os.path.isabs(dataset_id)
+                  else local_candidates(entry.get("local") or dataset_id, environ, home))
+    for candidate in candidates:
+        found = os.path.exists(candidate)
+        lines.append(f"{candidate} ({'found' if found else 'not there'})")
+        if found:
+            break
+    return tuple(lines)
+
+
+def _cache_note(environ: Mapping[str, str]) -> str:
+    cache = environ.get("COMPASS_DATA_CACHE")
+    return f"COMPASS_DATA_CACHE={cache}" if cache else "COMPASS_DATA_CACHE is not set"
+
+
+def _count_warning(name: str, found: int, expected: int | None, what: str) -> list[Problem]:
+    if expected is None or found == expected:
+        return []
+    return [Problem(WARNING, name, f"{found} {what}, the published column has {expected}; "
+                                   f"results will not compare one to one ({COMPOSITION_NOTE})")]
+
+
+def _jsonl_pairs(path: str):
+    """(index, record) pairs of a JSONL file, read by the loaders' ``read_jsonl``."""
+    from gpassk_opencompass.plugin.datasets.files import read_jsonl
+
+    return ((str(index), record) for index, record in enumerate(read_jsonl(path)))
+
+
+def _read_records(name: str, path: str, read, check) -> tuple[int | None, list[Problem]]:
+    """Read ``path`` with ``read`` (-> (key, record) pairs) and ``check`` each record.
+
+    ``check(key, record, where)`` returns whether the record counts as a
+    question and raises ``ValueError`` (naming ``where``, i.e. ``<path> record
+    <key>``) on a record the loader would refuse.  Returns the question count
+    (``None`` when something is refused or the file does not read) and one
+    problem per kind of refusal (the first record, and how many more).
+    """
+    try:
+        pairs = list(read(path))
+    except (OSError, ValueError) as error:
+        return None, [Problem(ERROR, name, f"{path} does not read: {error}")]
+    count, refusals = 0, {}
+    for key, record in pairs:
+        try:
+            if not isinstance(record, dict):
+                raise ValueError(f"{path} record {key}: expected a JSON object, got {type(record).__name__}")
+            count += bool(check(key, record, f"{path} record {key}"))
+        except ValueError as error:
+            message = str(error)
+            kind = message.removeprefix(f"{path} record {key}: ").partition(";")[0]
+            refusals.setdefault(kind, []).append(message)
+    problems = []
+    for messages in refusals.values():
+        more = f" ({len(messages) - 1} more record(s) like it)" if len(messages) > 1 else ""
+        problems.append(Problem(ERROR, name, f"{messages[0]}{more}; the layout is in docs/data.md"))
+    return (None if problems else count), problems
+
+
+def _check_livemathbench(benchmark: Benchmark, entry: dict, environ: Mapping[str, str], home: str) -> BenchmarkCheck:
+    from gpassk_opencompass.plugin.datasets import livemathbench as lmb
+    from gpassk_opencompass.plugin.datasets.files import locate, require_fields
+
+    name, dataset_id = benchmark.name, entry.get("path", "opencompass/LiveMathBench")
+    version = str(entry.get("version", "202412"))
+    splits, languages = lmb.check_selection(version, entry.get("dataset_splits"), entry.get("dataset_languages"))
+    looked_at = _looked_at(dataset_id, True, environ, home)
+    how = lmb.HOW_TO_GET.replace("{version}", version)
+    try:
+        location = locate(dataset_id, how, hub=True)
+    except (FileNotFoundError, ValueError) as error:
+        return BenchmarkCheck(name, "missing", None, looked_at, (), benchmark.questions,
+                              (Problem(ERROR, name, redact(f"{error}{_archive_hint('LiveMathBench')}")),))
+    pairs = list(product(splits, languages))
+    if location.source == "hf":
+        parts = tuple(Part(f"{split}/{language}", f"{location.where}:{lmb.hub_subset(version, split, language)}", None)
+                      for split, language in pairs)
+        return BenchmarkCheck(name, "hf", location.where, looked_at, parts, benchmark.questions, ())
+    parts, problems = [], []
+
+    def check(key: str, record: dict, where: str) -> bool:
+        require_fields(record, lmb.REQUIRED_FIELDS, where)
+        return True
+
+    for split, language in pairs:
+        path = lmb.local_file(location.where, version, split, language)
+        if not os.path.isfile(path):
+            parts.append(Part(f"{split}/{language}", path, None))
+            problems.append(Problem(ERROR, name, redact(
+                f"missing file {path} ({_cache_note(environ)}); {how}{_archive_hint('LiveMathBench')}")))
+            continue
+        count, refusals = _read_records(name, path, _jsonl_pairs, check)
+        if count == 0:
+            refusals.append(Problem(ERROR, name, f"{path} holds no questions"))
+            count = None
+        parts.append(Part(f"{split}/{language}", path, count))
+        problems.extend(refusals)
+    if not problems:
+        total = sum(part.questions for part in parts)
+        problems.extend(_count_warning(name, total, benchmark.questions, "questions"))
+    return BenchmarkCheck(name, "local", location.where, looked_at, tuple(parts), benchmark.questions,
+                          tuple(problems))
+
+
+def _check_aime(benchmark: Benchmark, entry: dict, environ: Mapping[str, str], home: str) -> BenchmarkCheck:
+    from gpassk_opencompass.plugin.datasets import aime
+    from gpassk_opencompass.plugin.datasets.files import locate
+
+    name, dataset_id = benchmark.name, entry["path"]
+    looked_at = _looked_at(dataset_id, False, environ, home)
+    local = _mapping(dataset_id).get("local") or dataset_id
+    try:
+        location = locate(dataset_id, aime.HOW_TO_GET)
+    except (FileNotFoundError, ValueError) as error:
+        return BenchmarkCheck(name, "missing", None, looked_at, (), benchmark.questions,
+                              (Problem(ERROR, name, redact(f"{error}{_archive_hint(local)}")),))
+    path = location.where
+    if os.path.isdir(path):
+        problems = (Problem(ERROR, name, f"{path} is a folder; the AIME loader reads one JSONL file"),)
+        return BenchmarkCheck(name, "local", path, looked_at, (Part("all", path, None),), benchmark.questions,
+                              problems)
+
+    def check(key: str, record: dict, where: str) -> bool:
+        aime.question_and_answer(record, where)
+        return True
+
+    count, problems = _read_records(name, path, _jsonl_pairs, check)
+    if count == 0:
+        problems, count = [Problem(ERROR, name, f"{path} holds no questions")], None
+    if count is not None:
+        problems.extend(_count_warning(name, count, benchmark.questions, "questions"))
+    return BenchmarkCheck(name, "local", path, looked_at, (Part("all", path, count),), benchmark.questions,
+                          tuple(problems))
+
+
+def _check_math500(benchmark: Benchmark, entry: dict, environ: Mapping[str, str], home: str) -> BenchmarkCheck:
+    from gpassk_opencompass.plugin.datasets import math500
+    from gpassk_opencompass.plugin.datasets.files import locate
+
+    name, dataset_id = benchmark.name, entry.get("path", "opencompass/math")
+    level = int(entry.get("level", 5))
+    file_name = entry.get("file_name", "test_prm800k_500.json")
+    looked_at = _looked_at(dataset_id, False, environ, home)
+    local = _mapping(dataset_id).get("local") or dataset_id
+    try:
+        path = math500.data_file(locate(dataset_id, math500.HOW_TO_GET).where, file_name)
+    except (FileNotFoundError, ValueError) as error:
+        return BenchmarkCheck(name, "missing", None, looked_at, (), benchmark.questions,
+                              (Problem(ERROR, name, redact(f"{error}{_archive_hint(local)}")),))
+    levels_seen = []
+
+    def check(key: str, record: dict, where: str) -> bool:
+        levels_seen.append(math500.parse_level(record.get("level")) is not None)
+        return math500.level_row(key, record, level, where) is not None
+
+    count, problems = _read_records(name, path, math500.records, check)
+    if count is not None and not any(levels_seen):
+        problems, count = [Problem(ERROR, name, math500.no_levels_error(path))], None
+    elif count == 0:
+        problems, count = [Problem(ERROR, name, f"{path} holds no level-{level} questions")], None
+    if count is not None:
+        problems.extend(_count_warning(name, count, benchmark.questions, f"level-{level} questions"))
+    return BenchmarkCheck(name, "local", path, looked_at, (Part(f"level {level}", path, count),),
+                          benchmark.questions, tuple(problems))
+
+
+_CHECKS = {
+    "LiveMathBenchDataset": _check_livemathbench,
+    "AIMEDataset": _check_aime,
+    "Math500Level5Dataset": _check_math500,
+}
+
+
+def check_benchmark(name: str) -> BenchmarkCheck:
+    """Check one benchmark's data, as the loaders would find it now (``os.environ``, ``$HOME``).
+
+    Args:
+        name: a canonical benchmark name of the catalog.
+
+    Raises:
+        ValueError: ``name`` is not a benchmark of the catalog (with a did-you-mean).
+    """
+    benchmark = get_benchmark(name)
+    environ, home = os.environ, os.path.expanduser("~")
+    entry = dataset_entry(benchmark)
+    loader = getattr(entry.get("type"), "__name__", str(entry.get("type")))
+    if loader not in _CHECKS:
+        raise ValueError(f"{name}: no data check for the loader {loader!r}; known: {', '.join(_CHECKS)}")
+    return _CHECKS[loader](benchmark, entry, environ, home)
+
+
+def check_names(names: Sequence[str]) -> tuple[str, ...]:
+    """The benchmarks to check: ``names`` validated (all of the catalog when empty), without duplicates.
+
+    >>> check_names(["AIME2025", "AIME2025"])
+    ('AIME2025',)
+    >>> len(check_names([])) == len(BENCHMARKS)
+    True
+    >>> check_names(["MATH500"])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown benchmark 'MATH500'; did you mean 'MATH500-L5'? Known: ...
+    """
+    if not names:
+        return tuple(benchmark.name for benchmark in BENCHMARKS)
+    return tuple(dict.fromkeys(get_benchmark(name).name for name in names))
+
+
+def format_report(checks: Sequence[BenchmarkCheck], environ: Mapping[str, str] | None = None) -> str:
+    """The table, each benchmark's places and parts, the problems and a summary line.
+
+    >>> check = BenchmarkCheck("AIME2025", "local", "/c/data/aime2025/aime2025.jsonl",
+    ...                        ("/c/data/aime2025/aime2025.jsonl (found)",),
+    ...                        (Part("all", "/c/data/aime2025/aime2025.jsonl", 15),), 15, ())
+    >>> print(format_report([check], {"COMPASS_DATA_CACHE": "/c"}))
+    COMPASS_DATA_CACHE=/c, DATASET_SOURCE not set
+    <BLANKLINE>
+    benchmark  status  questions  published  source  location
+    AIME2025   ok             15         15  local   /c/data/aime2025/aime2025.jsonl
+    <BLANKLINE>
+    AIME2025
+      looked at: /c/data/aime2025/aime2025.jsonl (found)
+      questions: all 15
+    <BLANKLINE>
+    1 of 1 benchmarks usable
+    """
+    environ = os.environ if environ is None else environ
+    source = environ.get("DATASET_SOURCE")
+    header = f"{_cache_note(environ)}, " + (f"DATASET_SOURCE={source}" if source else "DATASET_SOURCE not set")
+    rows = [("benchmark", "status", "questions", "published", "source", "location")]
+    rows += [(check.benchmark, check.status, format_count(check.questions), format_count(check.expected),
+              check.source, check.where or "-") for check in checks]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    right = {2, 3}
+    table = ["  ".join((cell.rjust(widths[i]) if i in right else cell.ljust(widths[i]))
+                       for i, cell in enumerate(row)).rstrip() for row in rows]
+    details = []
+    for check in checks:
+        details += ["", check.benchmark, f"  looked at: {'; '.join(check.looked_at)}"]
+        if check.parts:
+            details.append("  questions: " + ", ".join(f"{part.label} {format_count(part.questions)}"
+                                                       for part in check.parts))
+    problems = [str(problem) for check in checks for problem in check.problems]
+    usable = sum(check.usable for check in checks)
+    errors = sum(problem.severity == ERROR for check in checks for problem in check.problems)
+    warnings = sum(problem.severity == WARNING for check in checks for problem in check.problems)
+    counts = [f"{errors} error(s)"] * bool(errors) + [f"{warnings} warning(s)"] * bool(warnings)
+    summary = f"{usable} of {len(checks)} benchmarks usable" + (f"; {', '.join(counts)}" if counts else "")
+    hub = [check.benchmark for check in checks if check.source == "hf"]
+    if hub:
+        summary += f"; not verified (Hugging Face, nothing downloaded): {', '.join(hub)}"
+    lines = [redact(header), "", *table, *details, ""]
+    if problems:
+        lines += [*problems, ""]
+    return redact("\n".join(lines + [summary]))
