@@ -286,14 +286,14 @@ class ConfigCheck:
 
 
 def check_configs(configs: Iterable[str | os.PathLike], *, local: bool = True,
-                  gpu_probe: Callable[[], bool] = cuda_gpu_visible) -> list[ConfigCheck]:
+                  gpu_probe: Callable[[], bool] | None = None) -> list[ConfigCheck]:
     """Preflight every config; the GPU is probed once, and only if some config needs one locally.
 
     Args:
         configs: config files (read as data).
         local: the tasks run on this machine (OpenCompass's local runner);
             ``False`` for ``--slurm``/``--dlc``: packages are still checked.
-        gpu_probe: how to tell whether a CUDA GPU is visible.
+        gpu_probe: how to tell whether a CUDA GPU is visible (default :func:`cuda_gpu_visible`).
     """
     paths = [Path(config) for config in configs]
     needs = {}
@@ -304,7 +304,8 @@ def check_configs(configs: Iterable[str | os.PathLike], *, local: bool = True,
         needs[path] = None if models is None else combined(requirement(model) for model in models)
     known = [need for need in needs.values() if need is not None]
     environment = detect_environment({package for need in known for package in need.packages},
-                                     gpu=local and any(need.gpu for need in known), gpu_probe=gpu_probe)
+                                     gpu=local and any(need.gpu for need in known),
+                                     gpu_probe=gpu_probe or cuda_gpu_visible)
     return [ConfigCheck(path.name, need, None if need is None else problem(path.name, need, environment,
                                                                              check_gpu=local))
             for path, need in needs.items()]
