@@ -231,3 +231,18 @@ def test_command_is_what_the_docs_say():
     assert opencompass_command(run, options, "20250101_000000") == (
         "opencompass", "configs/a@b.py", "-w", "outputs/a@b", "-r", "20250101_000000", "--max-num-workers", "4")
     assert os.path.basename(opencompass_command(run, options, "t")[1]) == "a@b.py"
+
+
+def test_docs_and_help_agree_on_exit_codes_and_the_command():
+    from gpassk_opencompass.cli.grid import EXIT_CODES
+    from gpassk_opencompass.grid import status
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "grid.md").read_text()
+    table = docs.split("### Exit codes", 1)[1].split("\n## ", 1)[0]
+    codes = (status.EXIT_DONE, status.EXIT_NOT_DONE, status.EXIT_USAGE, status.EXIT_INCOMPLETE,
+             status.EXIT_INTERRUPTED)
+    for code in codes:
+        assert f"| {code} |" in table and f"\n  {code} " in "\n" + EXIT_CODES
+    options = LaunchOptions(work_dir=Path("outputs"), opencompass="opencompass")
+    command = " ".join(opencompass_command(GridRun(Path("configs/X.py"), "m", "d"), options, "<timestamp>"))
+    assert command in docs
