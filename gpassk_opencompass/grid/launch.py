@@ -68,6 +68,7 @@ from gpassk_opencompass.redaction import redact
 
 TIMESTAMP_FORMAT = "%Y%m%d_%H%M%S"  # OpenCompass's run folder names
 START, RESUME, REJUDGE = "start", "resume", "rejudge"
+EXIT_SKIPPED = -1  # the "exit code" of a launch not started because the grid was stopped
 
 
 @dataclass(frozen=True)
@@ -337,8 +338,6 @@ class Launcher:
             bar.close()
         return outcomes
 
-
-EXIT_SKIPPED = -1  # a launch not started because the grid was stopped
 
 
 def new_timestamp(clock: Callable[[], datetime] = datetime.now) -> str:
