@@ -12,7 +12,7 @@ from importlib import import_module
 
 from gpassk_opencompass import __version__
 
-SUBCOMMANDS = ("calc", "score", "leaderboard", "data")
+SUBCOMMANDS = ("calc", "score", "leaderboard", "grid", "data")
 
 
 class UsageError(Exception):

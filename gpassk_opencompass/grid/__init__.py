@@ -5,10 +5,15 @@
   model abbrs, dataset abbrs and file names; the manifest;
 * :mod:`.python_source` -- plain data -> the Python source of a config;
 * :mod:`.writer` -- rendering and writing the config files and
-  ``manifest.json`` (atomically, never over an existing file without force).
+  ``manifest.json`` (atomically, never over an existing file without force);
+* :mod:`.launch` -- ``gpassk grid run``: one ``opencompass`` launch per
+  config through OpenCompass's own runners (local, Slurm, DLC), resumed
+  with ``-r``;
+* :mod:`.status` -- ``gpassk grid status``: each config's state read from
+  its results file and logs (OpenCompass exits 0 when a task fails).
 
 ``save_opencompass_configs.py`` at the repository's top is the thin entry
 point.  May import: :mod:`~gpassk_opencompass.catalog`,
-:mod:`~gpassk_opencompass.files`; the configs it writes reference
+:mod:`~gpassk_opencompass.files`, :mod:`~gpassk_opencompass.redaction`; the configs it writes reference
 :mod:`gpassk_opencompass.plugin` classes by import path.
 """

@@ -1,0 +1,205 @@
+"""``gpassk grid run`` / ``gpassk grid status``: a generated grid through OpenCompass's own runners.
+
+    gpassk grid run opencompass_configs/ -w outputs/ --max-parallel 4
+    gpassk grid run opencompass_configs/ -w outputs/ --slurm -p gpu -q auto --max-parallel 108
+    gpassk grid status opencompass_configs/ -w outputs/
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from loguru import logger
+from tqdm import tqdm
+
+from gpassk_opencompass.cli import UsageError
+from gpassk_opencompass.grid.spec import launch as grid_launch
+from gpassk_opencompass.grid.spec import status as grid_status
+from gpassk_opencompass.redaction import redact
+
+EXIT_CODES = """\
+exit codes:
+  0    every config is done (complete results)
+  1    some config failed, is missing or still running (`gpassk grid status` names the log to read)
+  2    bad arguments, or a config cannot run here (preflight: backend package, GPU); nothing was launched
+  3    nothing failed, but some results are incomplete (unresolved verdicts): run again to re-judge
+  130  interrupted (Ctrl-C): the running launches were stopped; run again to resume
+"""
+
+RUN_EPILOG = EXIT_CODES + """
+OpenCompass exits 0 even when a task fails, so success is read from each config's results file.
+Each config X.py runs as `opencompass X.py -w WORK/X -r TIMESTAMP`; running the same command
+again skips done configs and resumes the others (OpenCompass reuses finished predictions).
+
+examples:
+  gpassk grid run opencompass_configs/ -w outputs/ --dry-run       # print the commands
+  gpassk grid run opencompass_configs/ -w outputs/ --max-parallel 4
+  gpassk grid run opencompass_configs/ -w outputs/ --slurm -p gpu -q auto --max-parallel 108
+  gpassk grid run opencompass_configs/ -w outputs/; echo "exit $?"   # 0 all done, 1 something failed
+"""
+
+STATUS_EPILOG = EXIT_CODES.replace("; nothing was launched", "") + """
+examples:
+  gpassk grid status opencompass_configs/ -w outputs/
+  gpassk grid status opencompass_configs/manifest.json -w outputs/ --json | jq '.[] | select(.state=="failed")'
+"""
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "grid", help="run a generated config grid through OpenCompass's runners, and tell where it stands",
+        description="Launch every config of a grid written by save_opencompass_configs.py through "
+                    "OpenCompass itself (local runner, or its Slurm/DLC runners), and report per config: "
+                    "done, incomplete, running, failed (with the log to read) or missing.")
+    actions = parser.add_subparsers(dest="grid_command", metavar="ACTION", required=True)
+
+    run_parser = actions.add_parser(
+        "run", help="launch every config that is not done",
+        description="Launch every config of the grid that is not done: new ones, failed ones (resumed "
+                    "with -r), incomplete ones (re-judged); done and running ones are skipped.",
+        epilog=RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _target_arguments(run_parser)
+    run_parser.add_argument("--max-parallel", type=int, default=1, metavar="N",
+                            help="opencompass launches running at once (default 1; with --slurm each "
+                                 "launch waits on its srun jobs, so N can be the whole grid)")
+    run_parser.add_argument("--max-num-workers", type=int, metavar="M",
+                            help="OpenCompass's --max-num-workers: tasks of one launch run at once")
+    cluster = run_parser.add_argument_group("clusters (OpenCompass's SlurmRunner / DLCRunner)")
+    cluster.add_argument("--slurm", action="store_true", help="submit every task with srun")
+    cluster.add_argument("-p", "--partition", metavar="PARTITION", help="Slurm partition (with --slurm)")
+    cluster.add_argument("-q", "--quotatype", metavar="QUOTA",
+                         help="srun --quotatype (clusters whose srun has it, e.g. reserved/spot/auto)")
+    cluster.add_argument("--qos", metavar="QOS", help="srun --qos (with --slurm)")
+    cluster.add_argument("--dlc", action="store_true", help="run the tasks on Aliyun DLC")
+    cluster.add_argument("--aliyun-cfg", metavar="FILE", help="OpenCompass's DLC settings (with --dlc)")
+    cluster.add_argument("--retry", type=int, metavar="R", help="OpenCompass's --retry of failed Slurm/DLC tasks")
+    run_parser.add_argument("--opencompass", metavar="PATH",
+                            help="the opencompass executable (default: the one next to this Python, "
+                                 "else on PATH)")
+    run_parser.add_argument("--opencompass-arg", action="append", default=[], metavar="ARG",
+                            help="one more argument for every opencompass launch (repeat; e.g. "
+                                 "--opencompass-arg=--dump-eval-details --opencompass-arg=False)")
+    run_parser.add_argument("--dry-run", action="store_true",
+                            help="print the commands (a shell script) instead of running them")
+    run_parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run_parser.set_defaults(func=run)
+
+    status_parser = actions.add_parser(
+        "status", help="done / incomplete / running / failed (with its log) / missing, per config",
+        description="Read each config's work dir and say where it stands. OpenCompass exits 0 when a "
+                    "task fails, so this reads results files and logs, not exit codes.",
+        epilog=STATUS_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _target_arguments(status_parser)
+    status_parser.add_argument("--json", action="store_true", help="print a JSON list instead of lines")
+    status_parser.add_argument("--all", action="store_true", help="also list done configs (default: "
+                               "only the others, then the summary)")
+    status_parser.set_defaults(func=status)
+    return parser
+
+
+def _target_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="CONFIG_DIR_OR_MANIFEST",
+                        help="the folder save_opencompass_configs.py wrote, or its manifest.json")
+    parser.add_argument("-w", "--work-dir", type=Path, default=Path("outputs"), metavar="WORK",
+                        help="where the runs go: config X.py runs in WORK/X/<timestamp>/ (default: outputs)")
+
+
+def _configure_logging() -> None:
+    logger.remove()
+    logger.add(lambda message: tqdm.write(message, file=sys.stderr, end=""), level="INFO",
+               format="<level>{level}</level>: {message}")
+
+
+def _grid(args: argparse.Namespace) -> grid_status.Grid:
+    grid = grid_status.load_grid(args.target)
+    if args.work_dir.exists() and not args.work_dir.is_dir():
+        raise UsageError(f"-w {str(args.work_dir)!r} is a file; expected a folder for the runs")
+    return grid
+
+
+def _opencompass(path: str | None) -> str:
+    if path is not None:
+        found = shutil.which(path)
+        if found is None:
+            raise UsageError(f"--opencompass {path!r} is not an executable")
+        return found
+    beside = Path(sys.executable).parent / "opencompass"
+    found = str(beside) if os.access(beside, os.X_OK) else shutil.which("opencompass")
+    if found is None:
+        raise UsageError("no opencompass executable next to this Python or on PATH; "
+                         "pip install 'gpassk-opencompass[opencompass]' or pass --opencompass PATH")
+    return found
+
+
+def _preflight(grid: grid_status.Grid, options: grid_launch.LaunchOptions) -> None:
+    """Every config's backend package and GPU, checked before anything starts (UsageError otherwise)."""
+    from gpassk_opencompass.plugin import preflight
+
+    checks = preflight.check_configs([run.config for run in grid.runs], local=options.local)
+    problems = preflight.summarize_problems(checks)
+    if problems:
+        raise UsageError("; ".join(problems) if len(problems) == 1 else
+                         f"{len(problems)} reasons configs cannot run here: " + " | ".join(problems))
+    gpu_configs = [check.config for check in checks if check.need is not None and check.need.gpu]
+    if gpu_configs and options.local and options.max_parallel > 1:
+        raise UsageError(f"--max-parallel {options.max_parallel} with {len(gpu_configs)} config(s) that need "
+                         f"GPUs (first: {gpu_configs[0]}) would put several models on the same GPUs: each "
+                         "local launch uses all of them; use --max-parallel 1 or --slurm")
+
+
+def run(args: argparse.Namespace) -> int:
+    _configure_logging()
+    grid = _grid(args)
+    options = grid_launch.LaunchOptions(
+        work_dir=args.work_dir, opencompass=_opencompass(args.opencompass), max_parallel=args.max_parallel,
+        slurm=args.slurm, partition=args.partition, quotatype=args.quotatype, qos=args.qos, dlc=args.dlc,
+        aliyun_cfg=args.aliyun_cfg, max_num_workers=args.max_num_workers, retry=args.retry,
+        extra=tuple(args.opencompass_arg))
+    grid_launch.validate_options(options)
+    _preflight(grid, options)
+
+    now = grid_launch.new_timestamp()
+    statuses = grid_status.grid_status(grid, options.work_dir)
+    launches, skipped = grid_launch.plan(statuses, options, now)
+    if args.dry_run:
+        for line in grid_launch.dry_run_lines(launches, skipped, now):
+            print(line)
+        print(f"# dry run: {len(launches)} launch(es), {len(skipped)} skipped; {grid_status.summary(statuses)}")
+        return grid_status.EXIT_DONE
+    if skipped:
+        logger.info("skipping {} config(s) already done or running", len(skipped))
+    if launches:
+        runner = "local runner" if options.local else ("Slurm" if options.slurm else "DLC")
+        logger.info("launching {} config(s), {} at a time ({}); logs under {}/<config>/<timestamp>/",
+                    len(launches), options.max_parallel, runner, options.work_dir)
+    try:
+        grid_launch.Launcher(options).run(launches, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        logger.warning("interrupted: the running launches were stopped; run the same command again to resume")
+        return grid_status.EXIT_INTERRUPTED
+    final = grid_status.grid_status(grid, options.work_dir)
+    _print_statuses(final, show_done=False)
+    return grid_status.exit_code(final)
+
+
+def _print_statuses(statuses: list[grid_status.RunStatus], show_done: bool) -> None:
+    for item in statuses:
+        if show_done or item.state != grid_status.DONE:
+            print(redact(grid_status.format_line(item)))
+    print(grid_status.summary(statuses))
+
+
+def status(args: argparse.Namespace) -> int:
+    _configure_logging()
+    grid = _grid(args)
+    statuses = grid_status.grid_status(grid, args.work_dir)
+    if args.json:
+        print(redact(json.dumps([item.to_json() for item in statuses], indent=2, ensure_ascii=False)))
+    else:
+        _print_statuses(statuses, show_done=args.all)
+    return grid_status.exit_code(statuses)

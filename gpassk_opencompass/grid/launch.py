@@ -1,0 +1,345 @@
+"""Launching a generated grid through OpenCompass's own runners, one ``opencompass`` process per config.
+
+The grid pairs specific models with specific datasets (a temperature's
+model abbr with its own ``k``/``n`` dataset abbr), so its configs cannot be
+merged into one OpenCompass launch.  Each config is launched as::
+
+    opencompass <config> -w <work>/<config stem> -r <timestamp> [--slurm -p P [-q Q]] ...
+
+* ``-w <work>/<config stem>``: every config has its own work dir, so its
+  state is read from its own files (:mod:`.status`);
+* ``-r <timestamp>``: a new run gets the launch's own timestamp (OpenCompass
+  creates ``<work>/<stem>/<timestamp>/``), so the launch log is kept inside
+  the run folder from the start; a failed or partial run is resumed with
+  ``-r <its timestamp>`` and OpenCompass reuses the predictions it finished;
+* an incomplete result (unresolved verdicts) is set aside as
+  ``<dataset>.json.incomplete-<timestamp>`` before the resume, because
+  OpenCompass never re-evaluates a dataset whose results file exists;
+* done configs are skipped; configs still running are skipped.
+
+At most ``max_parallel`` launches run at once (a thread pool of
+subprocesses).  With ``--slurm`` every launch submits its tasks with
+OpenCompass's ``SlurmRunner`` (``srun``) and waits for them, so
+``max_parallel`` is the number of configs in flight on the cluster; with
+the local runner each launch owns the machine's GPUs, so GPU configs run one
+launch at a time.  There is no scheduler here: queueing, GPU placement and
+retries are OpenCompass's and Slurm's.
+
+>>> options = LaunchOptions(work_dir=Path("out"), opencompass="opencompass", slurm=True, partition="gpu",
+...                         quotatype="reserved")
+>>> run = GridRun(Path("configs/m@d.py"), "m", "d")
+>>> " ".join(opencompass_command(run, options, "20250101_120000"))
+'opencompass configs/m@d.py -w out/m@d -r 20250101_120000 --slurm -p gpu -q reserved'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from loguru import logger
+from tqdm import tqdm
+
+from gpassk_opencompass.files import write_text_atomic
+from gpassk_opencompass.grid.status import (
+    DONE,
+    FAILED,
+    INCOMPLETE,
+    LAUNCH_LOG_PREFIX,
+    MISSING,
+    PID_FILE,
+    RUNNING,
+    GridRun,
+    RunStatus,
+    config_status,
+)
+from gpassk_opencompass.redaction import redact
+
+TIMESTAMP_FORMAT = "%Y%m%d_%H%M%S"  # OpenCompass's run folder names
+START, RESUME, REJUDGE = "start", "resume", "rejudge"
+EXIT_SKIPPED = -1  # the "exit code" of a launch not started because the grid was stopped
+
+
+@dataclass(frozen=True)
+class LaunchOptions:
+    """How every config is launched.
+
+    Attributes:
+        work_dir: the grid's work dir; config ``X.py`` runs in ``work_dir/X``.
+        opencompass: the ``opencompass`` executable.
+        max_parallel: launches running at once.
+        slurm, partition, quotatype, qos: OpenCompass's ``--slurm -p -q --qos``.
+        dlc, aliyun_cfg: OpenCompass's ``--dlc --aliyun-cfg``.
+        max_num_workers: OpenCompass's ``--max-num-workers`` (tasks per launch).
+        retry: OpenCompass's ``--retry`` (Slurm/DLC task retries).
+        extra: further arguments given to every ``opencompass`` launch.
+    """
+
+    work_dir: Path
+    opencompass: str
+    max_parallel: int = 1
+    slurm: bool = False
+    partition: str | None = None
+    quotatype: str | None = None
+    qos: str | None = None
+    dlc: bool = False
+    aliyun_cfg: str | None = None
+    max_num_workers: int | None = None
+    retry: int | None = None
+    extra: tuple[str, ...] = field(default=())
+
+    @property
+    def local(self) -> bool:
+        """Whether the tasks run on this machine (OpenCompass's local runner)."""
+        return not (self.slurm or self.dlc)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One planned ``opencompass`` launch.
+
+    Attributes:
+        run: the config.
+        action: ``start`` (new run), ``resume`` (``-r`` an earlier run) or
+            ``rejudge`` (resume after setting an incomplete result aside).
+        timestamp: the run folder (``<work>/<stem>/<timestamp>``).
+        command: the exact command.
+        set_aside: an incomplete results file to rename before launching.
+    """
+
+    run: GridRun
+    action: str
+    timestamp: str
+    command: tuple[str, ...]
+    set_aside: Path | None = None
+
+    @property
+    def run_dir(self) -> Path:
+        """Where OpenCompass writes this launch's outputs (from the ``-w`` and ``-r`` of the command)."""
+        work = self.command[self.command.index("-w") + 1]
+        return Path(work) / self.timestamp
+
+    def set_aside_target(self, now: str) -> Path:
+        """The new name of :attr:`set_aside`."""
+        assert self.set_aside is not None
+        return self.set_aside.with_name(f"{self.set_aside.name}.incomplete-{now}")
+
+
+def validate_options(options: LaunchOptions) -> None:
+    """One-line ``ValueError`` for inconsistent launch options (before any work).
+
+    >>> validate_options(LaunchOptions(Path("w"), "opencompass", quotatype="spot"))
+    Traceback (most recent call last):
+    ...
+    ValueError: -q/--quotatype 'spot' needs --slurm (it is a Slurm quota type)
+    """
+    if options.max_parallel < 1:
+        raise ValueError(f"--max-parallel must be at least 1, got {options.max_parallel}")
+    if options.max_num_workers is not None and options.max_num_workers < 1:
+        raise ValueError(f"--max-num-workers must be at least 1, got {options.max_num_workers}")
+    if options.retry is not None and options.retry < 0:
+        raise ValueError(f"--retry must be >= 0, got {options.retry}")
+    if options.slurm and options.dlc:
+        raise ValueError("--slurm and --dlc exclude each other; choose the cluster's runner")
+    if options.slurm and not options.partition:
+        raise ValueError("--slurm needs -p/--partition PARTITION (the Slurm partition to submit to)")
+    for flag, value in (("-p/--partition", options.partition), ("-q/--quotatype", options.quotatype),
+                        ("--qos", options.qos)):
+        if value is not None and not options.slurm:
+            what = "partition" if flag.startswith("-p") else "quota type" if flag.startswith("-q") else "QOS"
+            raise ValueError(f"{flag} {value!r} needs --slurm (it is a Slurm {what})")
+    if options.dlc and not options.aliyun_cfg:
+        raise ValueError("--dlc needs --aliyun-cfg FILE (OpenCompass's DLC settings)")
+    if options.aliyun_cfg is not None and not options.dlc:
+        raise ValueError(f"--aliyun-cfg {options.aliyun_cfg!r} needs --dlc")
+    if options.aliyun_cfg is not None and not Path(options.aliyun_cfg).is_file():
+        raise ValueError(f"--aliyun-cfg {options.aliyun_cfg!r} does not exist")
+
+
+def opencompass_command(run: GridRun, options: LaunchOptions, timestamp: str) -> tuple[str, ...]:
+    """The ``opencompass`` command of one config, its run folder fixed by ``-r timestamp``."""
+    command = [options.opencompass, str(run.config), "-w", str(options.work_dir / run.stem), "-r", timestamp]
+    if options.slurm:
+        command += ["--slurm", "-p", str(options.partition)]
+        if options.quotatype:
+            command += ["-q", options.quotatype]
+        if options.qos:
+            command += ["--qos", options.qos]
+    if options.dlc:
+        command += ["--dlc", "--aliyun-cfg", str(options.aliyun_cfg)]
+    if options.max_num_workers is not None:
+        command += ["--max-num-workers", str(options.max_num_workers)]
+    if options.retry is not None:
+        command += ["--retry", str(options.retry)]
+    return tuple(command) + tuple(options.extra)
+
+
+def plan(statuses: Iterable[RunStatus], options: LaunchOptions, now: str) -> tuple[list[Launch], list[RunStatus]]:
+    """What to launch for each config, and the configs skipped (done or running).
+
+    Args:
+        statuses: every config's current state (:func:`.status.grid_status`).
+        options: how to launch.
+        now: the timestamp of new runs (``YYYYmmdd_HHMMSS``).
+
+    >>> options = LaunchOptions(Path("w"), "oc")
+    >>> run = GridRun(Path("a.py"), "m", "d")
+    >>> launches, skipped = plan([RunStatus(run, MISSING), RunStatus(run, DONE)], options, "20250101_000000")
+    >>> [launch.action for launch in launches], [status.state for status in skipped]
+    (['start'], ['done'])
+    >>> (launch,) = plan([RunStatus(run, FAILED, Path("w/a/20241231_235959"))], options, "20250101_000000")[0]
+    >>> launch.action, launch.command[-2:]
+    ('resume', ('-r', '20241231_235959'))
+    """
+    launches, skipped = [], []
+    for status in statuses:
+        if status.state in (DONE, RUNNING):
+            skipped.append(status)
+        elif status.state == MISSING or status.run_dir is None:
+            launches.append(Launch(status.run, START, now, opencompass_command(status.run, options, now)))
+        else:
+            timestamp = status.run_dir.name
+            command = opencompass_command(status.run, options, timestamp)
+            if status.state == INCOMPLETE:
+                launches.append(Launch(status.run, REJUDGE, timestamp, command, set_aside=status.result))
+            else:
+                launches.append(Launch(status.run, RESUME, timestamp, command))
+    return launches, skipped
+
+
+def dry_run_lines(launches: Sequence[Launch], skipped: Sequence[RunStatus], now: str) -> list[str]:
+    """What a dry run prints: a shell script doing what the launch would do, one launch after another."""
+    lines = [f"# skip ({status.state}) {status.run.stem}" for status in skipped]
+    for launch in launches:
+        if launch.set_aside is not None:
+            lines.append(shlex.join(["mv", str(launch.set_aside), str(launch.set_aside_target(now))]))
+        lines.append(redact(shlex.join(launch.command)))
+    return lines
+
+
+# -------------------------------------------------------------------------------------- running
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A finished launch: its process's exit code and the config's state read afterwards."""
+
+    launch: Launch
+    returncode: int
+    status: RunStatus
+
+
+class Launcher:
+    """Runs planned launches, at most ``max_parallel`` at once; stops them all on Ctrl-C.
+
+    Each launch runs in its own session (so a terminal's Ctrl-C reaches only
+    this process); :meth:`stop` sends SIGTERM to the process group of every
+    launch it started, and nothing else.
+    """
+
+    def __init__(self, options: LaunchOptions, env: dict[str, str] | None = None,
+                 clock: Callable[[], datetime] = datetime.now):
+        self.options = options
+        self.env = env
+        self.clock = clock
+        self._processes: dict[int, subprocess.Popen] = {}
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+
+    def execute(self, launch: Launch) -> int:
+        """Run one launch to its end; its output goes to a launch log in the run folder."""
+        if self._stopping.is_set():
+            return EXIT_SKIPPED
+        started = self.clock().strftime(TIMESTAMP_FORMAT)
+        run_dir = launch.run_dir
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if launch.set_aside is not None and launch.set_aside.is_file():
+            target = launch.set_aside_target(started)
+            os.replace(launch.set_aside, target)
+            logger.info("{}: incomplete result set aside as {}; re-judging", launch.run.stem, target.name)
+        log_path = run_dir / f"{LAUNCH_LOG_PREFIX}{started}.log"
+        pid_path = run_dir / PID_FILE
+        with open(log_path, "w", encoding="utf-8") as log:
+            log.write(f"# {redact(shlex.join(launch.command))}\n# {launch.action} at {started}\n")
+            log.flush()
+            with self._lock:
+                if self._stopping.is_set():
+                    return EXIT_SKIPPED
+                process = subprocess.Popen(launch.command, stdout=log, stderr=subprocess.STDOUT,
+                                           stdin=subprocess.DEVNULL, env=self.env, start_new_session=True)
+                self._processes[process.pid] = process
+            try:
+                write_text_atomic(pid_path, json.dumps({"host": socket.gethostname(), "pid": process.pid}) + "\n")
+                returncode = process.wait()
+            finally:
+                with self._lock:
+                    self._processes.pop(process.pid, None)
+                pid_path.unlink(missing_ok=True)
+            log.write(f"\n# opencompass exited {returncode}\n")
+        return returncode
+
+    def stop(self) -> None:
+        """Stop launching; SIGTERM the process group of every running launch (ours only)."""
+        self._stopping.set()
+        with self._lock:
+            processes = list(self._processes.values())
+        for process in processes:
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def run(self, launches: Sequence[Launch], progress: bool = True) -> list[Outcome]:
+        """Run every launch (``max_parallel`` at a time) with a progress bar over configs.
+
+        Raises:
+            KeyboardInterrupt: after stopping the running launches.
+        """
+        outcomes: list[Outcome] = []
+        counts = {DONE: 0, INCOMPLETE: 0, FAILED: 0}
+        bar = tqdm(total=len(launches), unit="config", desc="grid", disable=not progress or not launches,
+                   file=sys.stderr, dynamic_ncols=True)
+        pool = ThreadPoolExecutor(max_workers=self.options.max_parallel, thread_name_prefix="opencompass")
+        pending: dict[Future, Launch] = {pool.submit(self.execute, launch): launch for launch in launches}
+        try:
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    launch = pending.pop(future)
+                    returncode = future.result()
+                    status = config_status(launch.run, self.options.work_dir)
+                    outcomes.append(Outcome(launch, returncode, status))
+                    state = status.state if status.state in counts else FAILED
+                    counts[state] += 1
+                    if status.state != DONE:
+                        where = f"; see {status.log}" if status.log is not None else ""
+                        logger.warning("{} {}{} ({})", status.state, launch.run.stem, where,
+                                       status.detail or f"opencompass exited {returncode}")
+                    bar.set_postfix({state: count for state, count in counts.items()}, refresh=False)
+                    bar.update(1)
+        except BaseException:
+            self.stop()
+            for future in pending:
+                future.cancel()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            bar.close()
+        return outcomes
+
+
+
+def new_timestamp(clock: Callable[[], datetime] = datetime.now) -> str:
+    """The current time as OpenCompass names run folders."""
+    return clock().strftime(TIMESTAMP_FORMAT)

@@ -1,0 +1,366 @@
+"""Where every config of a generated grid stands, read from the files OpenCompass left.
+
+``gpassk grid run`` launches each config as its own ``opencompass CONFIG -w
+<work>/<config stem>``, so a config's runs are the timestamped folders of its
+own work dir::
+
+    <work>/<config stem>/<YYYYmmdd_HHMMSS>/
+        gpassk_launch_<YYYYmmdd_HHMMSS>.log    # stdout+stderr of each `opencompass` launch
+        gpassk_launch.pid                      # while a launch runs: {"host", "pid"}
+        configs/ predictions/ results/ logs/{infer,eval}/<model_abbr>/<dataset_abbr>*.out
+
+OpenCompass exits 0 when a task fails, so a config's state comes from its
+files, never from an exit code:
+
+* ``done`` -- a results file that is complete (``"complete": true`` /
+  ``"unresolved": 0``; a legacy file without those fields is complete unless
+  ``gpassk.judge_stats.unresolved > 0``);
+* ``incomplete`` -- a results file with unresolved verdicts (the judge did
+  not answer for some generations): run again to re-judge;
+* ``running`` -- a launch of this machine whose process is alive (or of
+  another machine: it cannot be checked from here);
+* ``failed`` -- a run folder without a results file: the status names the
+  log to read (the infer log of a part without predictions, else the eval
+  log, else the launch log) and the last error line in it;
+* ``missing`` -- never launched.
+
+>>> completeness({"unresolved": 0, "gpassk": {"complete": True}})
+(True, 0)
+>>> completeness({"unresolved": 3, "gpassk": {"complete": False}})
+(False, 3)
+>>> completeness({"accuracy": 50.0, "gpassk": {"judge_stats": {"unresolved": 2}}})  # legacy file
+(False, 2)
+>>> completeness({"accuracy": 50.0, "gpassk": {"judge_stats": {"unresolved": 0}}})
+(True, 0)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gpassk_opencompass.redaction import redact
+
+MANIFEST = "manifest.json"
+TIMESTAMP = re.compile(r"\d{8}_\d{6}")
+LAUNCH_LOG_PREFIX = "gpassk_launch_"
+PID_FILE = "gpassk_launch.pid"
+
+DONE, INCOMPLETE, RUNNING, FAILED, MISSING = "done", "incomplete", "running", "failed", "missing"
+STATES = (DONE, INCOMPLETE, RUNNING, FAILED, MISSING)
+
+#: Exit codes of ``gpassk grid run`` and ``gpassk grid status``.
+EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+_ERROR_LINE = re.compile(r"(Error|Exception|error:|Traceback|Killed|CANCELLED|No such file)")
+_TAIL_BYTES = 65536
+
+
+@dataclass(frozen=True)
+class GridRun:
+    """One config of the grid, as the manifest records it.
+
+    Attributes:
+        config: the config file.
+        model_abbr, dataset_abbr: where OpenCompass puts its predictions and results.
+    """
+
+    config: Path
+    model_abbr: str
+    dataset_abbr: str
+
+    @property
+    def stem(self) -> str:
+        """The config's file name without ``.py``: the name of its work dir."""
+        return self.config.stem
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A generated grid: its manifest and every config it lists."""
+
+    manifest: Path
+    runs: tuple[GridRun, ...]
+
+
+def manifest_path(target: str | os.PathLike) -> Path:
+    """The manifest of a config folder (``<folder>/manifest.json``) or the manifest path itself."""
+    path = Path(target)
+    if path.is_dir():
+        path = path / MANIFEST
+        if not path.is_file():
+            raise ValueError(f"{str(target)!r} has no {MANIFEST}; expected a folder written by "
+                             "save_opencompass_configs.py or its manifest.json")
+    elif not path.is_file():
+        raise ValueError(f"{str(target)!r} does not exist; expected a config folder or its {MANIFEST}")
+    return path
+
+
+def load_grid(target: str | os.PathLike) -> Grid:
+    """Read a grid's manifest; every config it lists must exist next to it.
+
+    Raises:
+        ValueError: unreadable manifest, a run without ``file``/``model_abbr``/
+            ``dataset_abbr``, a listed config that does not exist (one line each).
+    """
+    path = manifest_path(target)
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: not a readable manifest ({error})") from None
+    runs = document.get("runs") if isinstance(document, Mapping) else None
+    if not isinstance(runs, list) or not runs:
+        raise ValueError(f"{path}: expected {{\"runs\": [...]}} with at least one run, as "
+                         "save_opencompass_configs.py writes it")
+    grid_runs = []
+    for index, entry in enumerate(runs):
+        values = [entry.get(key) if isinstance(entry, Mapping) else None
+                  for key in ("file", "model_abbr", "dataset_abbr")]
+        if not all(isinstance(value, str) and value for value in values):
+            raise ValueError(f"{path}: runs[{index}] needs file, model_abbr and dataset_abbr strings, got {entry!r}")
+        file, model, dataset = values
+        config = path.parent / file
+        if Path(file).name != file or not file.endswith(".py"):
+            raise ValueError(f"{path}: runs[{index}].file must be a .py file name in the manifest's folder, "
+                             f"got {file!r}")
+        if not config.is_file():
+            raise ValueError(f"{path} lists {file} but {config} does not exist; regenerate the configs "
+                             "with save_opencompass_configs.py")
+        grid_runs.append(GridRun(config, model, dataset))
+    stems = Counter(run.stem for run in grid_runs)
+    twice = [stem for stem, count in stems.items() if count > 1]
+    if twice:
+        raise ValueError(f"{path} lists {twice[0]}.py twice")
+    return Grid(path, tuple(grid_runs))
+
+
+# --------------------------------------------------------------------------------- results files
+
+
+def completeness(document: Mapping[str, Any]) -> tuple[bool, int]:
+    """``(complete, unresolved)`` of a results document (new schema or legacy, see the module doc)."""
+    info = document.get("gpassk") if isinstance(document.get("gpassk"), Mapping) else {}
+    stats = info.get("judge_stats") if isinstance(info.get("judge_stats"), Mapping) else {}
+    top = document.get("unresolved")
+    if isinstance(top, int) and not isinstance(top, bool):
+        unresolved = top
+    else:
+        counted = stats.get("unresolved", 0)
+        unresolved = counted if isinstance(counted, int) and not isinstance(counted, bool) else 0
+    flag = info.get("complete")
+    complete = flag if isinstance(flag, bool) else unresolved == 0
+    return complete and unresolved == 0, unresolved
+
+
+def read_result(path: Path) -> tuple[bool, int, str]:
+    """``(complete, unresolved, problem)`` of a results file; ``problem`` is ``''`` when it reads."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        return False, 0, f"unreadable results file ({type(error).__name__})"
+    if not isinstance(document, Mapping):
+        return False, 0, "the results file is not a JSON object"
+    if "error" in document and not any(key for key in document if key not in ("error", "gpassk")):
+        return False, 0, redact(f"the evaluator reported: {str(document['error'])[:200]}")
+    complete, unresolved = completeness(document)
+    return complete, unresolved, ""
+
+
+# ---------------------------------------------------------------------------------------- runs
+
+
+def run_dirs(config_work_dir: Path) -> list[Path]:
+    """The timestamped run folders of one config's work dir, oldest first."""
+    if not config_work_dir.is_dir():
+        return []
+    return sorted(path for path in config_work_dir.iterdir() if path.is_dir() and TIMESTAMP.fullmatch(path.name))
+
+
+def result_path(run_dir: Path, run: GridRun) -> Path:
+    """``<run_dir>/results/<model_abbr>/<dataset_abbr>.json``."""
+    return run_dir / "results" / run.model_abbr / f"{run.dataset_abbr}.json"
+
+
+def launch_logs(run_dir: Path) -> list[Path]:
+    """The launch logs ``gpassk grid run`` kept in a run folder, oldest first."""
+    return sorted(run_dir.glob(f"{LAUNCH_LOG_PREFIX}*.log"))
+
+
+def _infer_logs(run_dir: Path, run: GridRun) -> list[Path]:
+    folder = run_dir / "logs" / "infer" / run.model_abbr
+    if not folder.is_dir():
+        return []
+    part = re.compile(re.escape(run.dataset_abbr) + r"(_\d+)?\.out")
+    return sorted(path for path in folder.iterdir() if part.fullmatch(path.name))
+
+
+def relevant_log(run_dir: Path, run: GridRun) -> Path | None:
+    """The log that explains a run without results.
+
+    The infer log of a part whose predictions are missing, else the eval log,
+    else the newest infer log, else the newest launch log (``None`` if none).
+    """
+    infer = _infer_logs(run_dir, run)
+    predictions = run_dir / "predictions" / run.model_abbr
+    for log in infer:
+        if not (predictions / f"{log.stem}.json").is_file():
+            return log
+    eval_log = run_dir / "logs" / "eval" / run.model_abbr / f"{run.dataset_abbr}.out"
+    if eval_log.is_file():
+        return eval_log
+    if infer:
+        return max(infer, key=lambda path: path.stat().st_mtime)
+    launches = launch_logs(run_dir)
+    return launches[-1] if launches else None
+
+
+def last_error_line(log: Path | None, limit: int = 200) -> str:
+    """The last line of a log that looks like an error (redacted, shortened), or ``''``."""
+    if log is None or not log.is_file():
+        return ""
+    with open(log, "rb") as file:
+        file.seek(max(0, log.stat().st_size - _TAIL_BYTES))
+        tail = file.read().decode("utf-8", errors="replace")
+    lines = [line.strip() for line in tail.splitlines() if _ERROR_LINE.search(line)]
+    if not lines:
+        return ""
+    line = redact(lines[-1])
+    return line if len(line) <= limit else line[:limit - 3] + "..."
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process of this machine with this id exists."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def running_launch(run_dir: Path, is_alive: Callable[[int], bool] = pid_alive) -> str | None:
+    """Where a launch in ``run_dir`` is still running (``'pid 123'``, ``'host gpu7'``), or ``None``."""
+    path = run_dir / PID_FILE
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        host, pid = record["host"], int(record["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if host != socket.gethostname():
+        return f"host {host}"
+    return f"pid {pid}" if is_alive(pid) else None
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    """Where one config stands.
+
+    Attributes:
+        run: the config.
+        state: one of :data:`STATES`.
+        run_dir: the run folder the state was read from (``None``: never launched).
+        result: its results file, when there is one.
+        log: the log to read (failed runs).
+        detail: one line: why it failed, how many verdicts are unresolved...
+    """
+
+    run: GridRun
+    state: str
+    run_dir: Path | None = None
+    result: Path | None = None
+    log: Path | None = None
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The status as plain JSON data."""
+        return {"config": str(self.run.config), "state": self.state,
+                "run_dir": None if self.run_dir is None else str(self.run_dir),
+                "result": None if self.result is None else str(self.result),
+                "log": None if self.log is None else str(self.log), "detail": self.detail}
+
+
+def config_status(run: GridRun, work_dir: str | os.PathLike,
+                  is_alive: Callable[[int], bool] = pid_alive) -> RunStatus:
+    """The state of one config under ``work_dir`` (its runs are in ``work_dir/<config stem>``)."""
+    dirs = run_dirs(Path(work_dir) / run.stem)
+    if not dirs:
+        return RunStatus(run, MISSING)
+    for run_dir in reversed(dirs):  # a complete result in any run counts, the newest first
+        path = result_path(run_dir, run)
+        if path.is_file() and read_result(path)[0]:
+            return RunStatus(run, DONE, run_dir, path)
+    latest = dirs[-1]
+    where = running_launch(latest, is_alive)
+    if where is not None:
+        logs = launch_logs(latest)
+        return RunStatus(run, RUNNING, latest, log=logs[-1] if logs else None, detail=f"launched by {where}")
+    path = result_path(latest, run)
+    if path.is_file():
+        _, unresolved, problem = read_result(path)
+        if not problem:
+            return RunStatus(run, INCOMPLETE, latest, path,
+                             detail=f"{unresolved} unresolved verdict{'s' if unresolved != 1 else ''}; "
+                                    "run `gpassk grid run` again to re-judge (predictions are reused)")
+        return RunStatus(run, FAILED, latest, path, log=relevant_log(latest, run), detail=problem)
+    log = relevant_log(latest, run)
+    detail = last_error_line(log) or ("no log: the launch did not start OpenCompass" if log is None
+                                      else "no results file")
+    return RunStatus(run, FAILED, latest, log=log, detail=detail)
+
+
+def grid_status(grid: Grid, work_dir: str | os.PathLike,
+                is_alive: Callable[[int], bool] = pid_alive) -> list[RunStatus]:
+    """:func:`config_status` of every config of the grid, in manifest order."""
+    return [config_status(run, work_dir, is_alive) for run in grid.runs]
+
+
+def exit_code(statuses: Iterable[RunStatus]) -> int:
+    """0 all done; 3 only incomplete ones left; 1 anything failed, missing or still running.
+
+    >>> run = GridRun(Path("a.py"), "m", "d")
+    >>> exit_code([RunStatus(run, DONE)]), exit_code([RunStatus(run, DONE), RunStatus(run, INCOMPLETE)])
+    (0, 3)
+    >>> exit_code([RunStatus(run, INCOMPLETE), RunStatus(run, FAILED)])
+    1
+    """
+    states = {status.state for status in statuses}
+    if states & {FAILED, MISSING, RUNNING}:
+        return EXIT_NOT_DONE
+    return EXIT_INCOMPLETE if INCOMPLETE in states else EXIT_DONE
+
+
+def summary(statuses: Sequence[RunStatus]) -> str:
+    """``'3 configs: 1 done, 1 failed, 1 missing'`` (states in a fixed order, zeros left out).
+
+    >>> run = GridRun(Path("a.py"), "m", "d")
+    >>> summary([RunStatus(run, MISSING), RunStatus(run, DONE), RunStatus(run, FAILED)])
+    '3 configs: 1 done, 1 failed, 1 missing'
+    """
+    counts = Counter(status.state for status in statuses)
+    parts = [f"{counts[state]} {state}" for state in STATES if counts[state]]
+    return f"{len(statuses)} config{'s' if len(statuses) != 1 else ''}: {', '.join(parts)}"
+
+
+def format_line(status: RunStatus) -> str:
+    """One line per config: state, config stem, then where to look.
+
+    >>> run = GridRun(Path("m@d.py"), "m", "d")
+    >>> format_line(RunStatus(run, FAILED, Path("w/m@d/20250101_000000"), log=Path("w/x.out"), detail="boom"))
+    'failed      m@d  log: w/x.out  (boom)'
+    """
+    line = f"{status.state:<11} {status.run.stem}"
+    if status.state == DONE and status.result is not None:
+        return line
+    if status.log is not None:
+        line += f"  log: {status.log}"
+    if status.detail:
+        line += f"  ({status.detail})"
+    return line

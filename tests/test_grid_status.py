@@ -1,0 +1,240 @@
+"""`gpassk grid run` / `gpassk grid status` end to end, and the status rules on hand-made work dirs.
+
+The end-to-end test launches a real two-config grid (self_served template,
+loopback OpenAI server): LiveMathBench-202412 has data and finishes,
+LiveMathBench-202505 has none and fails inside OpenCompass (which still
+exits 0).  Status must say done / failed with the log that explains it, the
+exit code must be 1, and a second `grid run` must launch only the failed
+config, resuming its run folder with ``-r``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+from generated_configs import generate_configs
+from loopback_openai import Fault
+from opencompass_e2e import ScriptedModel, TinyQuestion, write_livemathbench
+
+from gpassk_opencompass.cli import main
+from gpassk_opencompass.grid.spec import status as grid_status
+from gpassk_opencompass.grid.status import GridRun, config_status
+
+N, KS = 2, (1, 2)
+
+
+def recording_opencompass(folder: Path) -> tuple[Path, Path]:
+    """An executable standing in for ``opencompass`` that records its arguments and does nothing."""
+    record = folder / "launches.txt"
+    script = folder / "fake_opencompass"
+    script.write_text(f"#!{sys.executable}\nimport shlex, sys\n"
+                      f"open({str(record)!r}, 'a').write(shlex.join(sys.argv[1:]) + '\\n')\n")
+    script.chmod(0o755)
+    return script, record
+
+
+@pytest.fixture
+def offline_env(tmp_path, monkeypatch):
+    """What tests/opencompass_e2e.run_opencompass sets: offline hubs, a data cache, a dummy key; cwd = tmp."""
+    data_root = tmp_path / "data_root"
+    for name, value in dict(COMPASS_DATA_CACHE=str(data_root), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1",
+                            TRANSFORMERS_OFFLINE="1", OPENAI_API_KEY="EMPTY",
+                            TIKTOKEN_CACHE_DIR=str(tmp_path / "no-tiktoken")).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("DATASET_SOURCE", raising=False)
+    monkeypatch.chdir(tmp_path)  # OpenCompass's local runner writes tmp/ in the working directory
+    return data_root
+
+
+def test_grid_run_real_opencompass_done_failed_then_resume(tmp_path, offline_env, loopback_openai, capsys):
+    places = [(split, language) for split in ("CNMO", "CCEE", "AMC", "WLPMC") for language in ("cn", "en")]
+    questions = [TinyQuestion(split, language, f"{split} {language}: what is {i} + 10?", str(i + 10),
+                              {"scripted": 1 + i % 2})
+                 for i, (split, language) in enumerate(places)]
+    write_livemathbench(offline_env, questions)
+    scripted = ScriptedModel(questions, N)
+    server = loopback_openai(lambda body: scripted(body) if body.get("model") == "scripted" else Fault(status=400),
+                             model_name="scripted")
+    configs = tmp_path / "configs"
+    good, bad = generate_configs("self_served.py", configs, f"model_url={server.url}",
+                                 "models=[{'path': 'scripted', 'batch_size': 8}, {'path': 'broken'}]",
+                                 "benchmarks=[LiveMathBench-202412]", "retry=1",
+                                 f"n={N}", f"k={list(KS)}", "greedy=False", "judge=rule", "max_out_len=64")
+    assert (good["model_path"], bad["model_path"]) == ("scripted", "broken")
+    work = tmp_path / "outputs"
+
+    code = main(["grid", "run", str(configs), "-w", str(work), "--max-parallel", "2", "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "2 configs: 1 done, 1 failed" in out
+
+    code = main(["grid", "status", str(configs), "-w", str(work), "--json"])
+    statuses = {Path(item["config"]).name: item for item in json.loads(capsys.readouterr().out)}
+    assert code == 1
+    done, failed = statuses[good["file"]], statuses[bad["file"]]
+    assert done["state"] == "done", done
+    result = json.loads(Path(done["result"]).read_text())
+    assert result["gpassk"]["benchmark"] == "LiveMathBench-202412"
+    assert Path(done["result"]).parent.parent.parent.parent == work / Path(good["file"]).stem
+
+    assert failed["state"] == "failed", failed
+    log = Path(failed["log"])
+    assert log.is_file() and log.is_relative_to(work / Path(bad["file"]).stem)
+    # The model's task failed (HTTP 400) while the opencompass process exited 0: the infer log says so.
+    assert log.parent == Path(failed["run_dir"]) / "logs" / "infer" / bad["model_abbr"]
+    assert "Calling OpenAI API failed" in log.read_text(errors="replace")
+    bad_launch = next(Path(failed["run_dir"]).glob("gpassk_launch_*.log")).read_text()
+    assert bad_launch.rstrip().endswith("# opencompass exited 0")
+    assert failed["detail"]
+    # The launch log of each config is kept in its run folder, with the command on top.
+    launch_logs = sorted((work / Path(good["file"]).stem).glob("*/gpassk_launch_*.log"))
+    assert len(launch_logs) == 1 and str(configs / good["file"]) in launch_logs[0].read_text().splitlines()[0]
+
+    # The leaderboard finds the finished run under the grid's work dir.
+    from gpassk_opencompass.leaderboard import collect_runs
+
+    (identified,) = collect_runs([work], manifests=[configs / "manifest.json"]).runs
+    assert (identified.benchmark, identified.n) == ("LiveMathBench-202412", N)
+
+    # Running again skips the done config and resumes the failed one in its own run folder.
+    fake, record = recording_opencompass(tmp_path)
+    code = main(["grid", "run", str(configs), "-w", str(work), "--opencompass", str(fake), "--no-progress"])
+    assert code == 1  # the stand-in did nothing, so the config is still failed
+    (launch,) = [shlex.split(line) for line in record.read_text().splitlines()]
+    failed_run_dir = Path(failed["run_dir"])
+    assert launch == [str(configs / bad["file"]), "-w", str(work / Path(bad["file"]).stem),
+                      "-r", failed_run_dir.name]
+
+
+# --------------------------------------------------------------------------- status on made-up dirs
+
+RUN = GridRun(Path("configs/m@d.py"), "m_t1.0", "d_k1_n2")
+
+
+def make_run(work: Path, timestamp: str = "20250101_120000") -> Path:
+    run_dir = work / RUN.stem / timestamp
+    (run_dir / "configs").mkdir(parents=True)
+    return run_dir
+
+
+def write_result(run_dir: Path, document: dict) -> Path:
+    path = run_dir / "results" / RUN.model_abbr / f"{RUN.dataset_abbr}.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_status_missing_when_never_launched(tmp_path):
+    assert config_status(RUN, tmp_path).state == "missing"
+    (tmp_path / RUN.stem / "not-a-timestamp").mkdir(parents=True)
+    assert config_status(RUN, tmp_path).state == "missing"
+
+
+@pytest.mark.parametrize("document, state", [
+    ({"accuracy": 1.0, "unresolved": 0, "gpassk": {"complete": True}}, "done"),
+    ({"unresolved": 4, "gpassk": {"complete": False, "judge_stats": {"unresolved": 4}}}, "incomplete"),
+    ({"accuracy": 1.0, "gpassk": {"judge_stats": {"unresolved": 0}}}, "done"),  # legacy
+    ({"accuracy": 1.0, "gpassk": {"judge_stats": {"unresolved": 1}}}, "incomplete"),  # legacy, unresolved
+    ({"error": "boom"}, "failed"),
+])
+def test_status_reads_the_results_file(tmp_path, document, state):
+    path = write_result(make_run(tmp_path), document)
+    status = config_status(RUN, tmp_path)
+    assert (status.state, status.result) == (state, path)
+    if state == "incomplete":
+        assert "4 unresolved verdicts" in status.detail or "1 unresolved verdict;" in status.detail
+        assert "gpassk grid run" in status.detail
+
+
+def test_status_done_in_an_older_run_counts(tmp_path):
+    write_result(make_run(tmp_path, "20250101_120000"), {"unresolved": 0, "gpassk": {"complete": True}})
+    make_run(tmp_path, "20250102_120000")  # a later launch that produced nothing
+    status = config_status(RUN, tmp_path)
+    assert status.state == "done" and status.run_dir.name == "20250101_120000"
+
+
+def test_failed_points_at_the_infer_log_of_the_part_without_predictions(tmp_path):
+    run_dir = make_run(tmp_path)
+    infer = run_dir / "logs" / "infer" / RUN.model_abbr
+    infer.mkdir(parents=True)
+    (infer / f"{RUN.dataset_abbr}_0.out").write_text("fine\n")
+    (infer / f"{RUN.dataset_abbr}_1.out").write_text("Traceback...\nConnectionError: http://user:secret@h/v1 down\n")
+    predictions = run_dir / "predictions" / RUN.model_abbr
+    predictions.mkdir(parents=True)
+    (predictions / f"{RUN.dataset_abbr}_0.json").write_text("{}")
+    eval_log = run_dir / "logs" / "eval" / RUN.model_abbr / f"{RUN.dataset_abbr}.out"
+    eval_log.parent.mkdir(parents=True)
+    eval_log.write_text("FileNotFoundError: predictions\n")
+    status = config_status(RUN, tmp_path)
+    assert (status.state, status.log) == ("failed", infer / f"{RUN.dataset_abbr}_1.out")
+    assert status.detail.startswith("ConnectionError") and "secret" not in status.detail
+
+    (predictions / f"{RUN.dataset_abbr}_1.json").write_text("{}")  # inference finished: the eval log
+    assert config_status(RUN, tmp_path).log == eval_log
+
+
+def test_failed_without_task_logs_points_at_the_launch_log(tmp_path):
+    run_dir = make_run(tmp_path)
+    log = run_dir / "gpassk_launch_20250101_120000.log"
+    log.write_text("# opencompass ...\nAssertionError: --partition(-p) must be set\n")
+    status = config_status(RUN, tmp_path)
+    assert (status.state, status.log) == ("failed", log)
+    assert "partition" in status.detail
+
+
+def test_running_while_the_launch_process_lives(tmp_path):
+    run_dir = make_run(tmp_path)
+    import socket
+
+    (run_dir / grid_status.PID_FILE).write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid()}))
+    assert config_status(RUN, tmp_path).state == "running"
+    assert config_status(RUN, tmp_path, is_alive=lambda pid: False).state == "failed"  # a stale pid file
+    (run_dir / grid_status.PID_FILE).write_text(json.dumps({"host": "elsewhere-node", "pid": 1}))
+    status = config_status(RUN, tmp_path)
+    assert (status.state, status.detail) == ("running", "launched by host elsewhere-node")
+
+
+def test_status_cli_lines_and_exit_codes(tmp_path, capsys):
+    configs = tmp_path / "configs"
+    runs = generate_configs("self_served.py", configs, "model_url=http://127.0.0.1:9/v1",
+                            "benchmarks=[AIME2025, MATH500-L5]", "greedy=False", "n=2", "k=[1]")
+    work = tmp_path / "outputs"
+    assert main(["grid", "status", str(configs), "-w", str(work)]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == "2 configs: 2 missing"
+
+    for run, unresolved in zip(runs, (0, 2)):
+        path = work / Path(run["file"]).stem / "20250101_120000" / "results" / run["model_abbr"]
+        path.mkdir(parents=True)
+        (path / f"{run['dataset_abbr']}.json").write_text(json.dumps(
+            {"unresolved": unresolved, "gpassk": {"complete": unresolved == 0}}))
+    assert main(["grid", "status", str(configs / "manifest.json"), "-w", str(work)]) == 3
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "2 configs: 1 done, 1 incomplete"
+    assert lines[0].startswith(f"incomplete  {Path(runs[1]['file']).stem}") and "2 unresolved verdicts" in lines[0]
+    assert main(["grid", "status", str(configs), "-w", str(work), "--all"]) == 3
+    assert capsys.readouterr().out.splitlines()[0] == f"done        {Path(runs[0]['file']).stem}"
+
+
+@pytest.mark.parametrize("target, message", [
+    ("nowhere", "'{tmp}/nowhere' does not exist; expected a config folder or its manifest.json"),
+    ("empty", "'{tmp}/empty' has no manifest.json"),
+])
+def test_status_bad_target_is_one_line_exit_2(tmp_path, capsys, target, message):
+    (tmp_path / "empty").mkdir()
+    assert main(["grid", "status", str(tmp_path / target)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message.format(tmp=tmp_path) in err
+
+
+def test_manifest_listing_a_config_that_is_gone(tmp_path, capsys):
+    configs = tmp_path / "configs"
+    (run,) = generate_configs("self_served.py", configs, "benchmarks=[AIME2025]", "greedy=False", "n=2", "k=[1]")
+    (configs / run["file"]).unlink()
+    assert main(["grid", "status", str(configs), "-w", str(tmp_path / "w")]) == 2
+    err = capsys.readouterr().err
+    assert f"lists {run['file']} but" in err and "regenerate" in err
