@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logger.remove()
     logger.add(sys.stderr, level="INFO", format="{message}")
-    from gpassk_opencompass.grid.spec import spec, writer
+    from gpassk_opencompass.grid import spec, writer
     from gpassk_opencompass.redaction import redact
 
     try:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from mmengine.config import Config
 
-from gpassk_opencompass.grid.spec import spec, writer
+from gpassk_opencompass.grid import spec, writer
 from gpassk_opencompass.grid.python_source import ImportPath
 
 REPO = Path(__file__).resolve().parent.parent

@@ -235,7 +235,7 @@ def test_command_is_what_the_docs_say():
 
 def test_docs_and_help_agree_on_exit_codes_and_the_command():
     from gpassk_opencompass.cli.grid import EXIT_CODES
-    from gpassk_opencompass.grid.spec import status
+    from gpassk_opencompass.grid import status
 
     docs = (Path(__file__).resolve().parent.parent / "docs" / "grid.md").read_text()
     table = docs.split("### Exit codes", 1)[1].split("\n## ", 1)[0]

@@ -22,7 +22,7 @@ from loopback_openai import Fault
 from opencompass_e2e import ScriptedModel, TinyQuestion, write_livemathbench
 
 from gpassk_opencompass.cli import main
-from gpassk_opencompass.grid.spec import status as grid_status
+from gpassk_opencompass.grid import status as grid_status
 from gpassk_opencompass.grid.status import GridRun, config_status
 
 N, KS = 2, (1, 2)

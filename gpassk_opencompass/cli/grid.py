@@ -18,8 +18,8 @@ from loguru import logger
 from tqdm import tqdm
 
 from gpassk_opencompass.cli import UsageError
-from gpassk_opencompass.grid.spec import launch as grid_launch
-from gpassk_opencompass.grid.spec import status as grid_status
+from gpassk_opencompass.grid import launch as grid_launch
+from gpassk_opencompass.grid import status as grid_status
 from gpassk_opencompass.redaction import redact
 
 EXIT_CODES = """\
