@@ -440,8 +440,11 @@ def check_request(ks: Sequence[int], thresholds: Sequence) -> None:
     if not values:
         raise ValueError("ks must name at least one k")
     for k in values:
-        if not 1 <= k <= MAX_N:
-            raise ValueError(f"k must satisfy 1 <= k <= {MAX_N} (MAX_N); got k={k}")
+        if k < 1:
+            raise ValueError(f"k must satisfy k >= 1; got k={k}")
+        if k > MAX_N:
+            raise ValueError(f"k must satisfy k <= {MAX_N} (MAX_N, the most generations per question accepted); "
+                             f"got k={k}")
     repeated = next((k for position, k in enumerate(values) if k in values[:position]), None)
     if repeated is not None:
         raise ValueError(f"ks repeat k={repeated}; give each k once")
