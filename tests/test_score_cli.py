@@ -6,7 +6,7 @@ import json
 import signal
 import subprocess
 import sys
-import time
+import threading
 from fractions import Fraction
 
 import pytest
@@ -229,15 +229,29 @@ def test_killed_run_resumes_asking_only_the_missing_verdicts(loopback_openai, tm
                 "--judge", "llm", "--judge-url", server.url, "--judge-model", MODEL, "--concurrency", "2",
                 "--cache", str(cache), "--output", str(output), "--quiet"]
 
-    slow = loopback_openai(exact_match_judge, latency=0.1)
+    # The judge answers 11 requests, then holds every further one until released: the kill lands
+    # mid-run by counting requests, whatever the machine's speed.
+    held, release, lock, seen = threading.Event(), threading.Event(), threading.Lock(), []
+
+    def gated(body):
+        with lock:
+            seen.append(1)
+            hold = len(seen) >= 12
+        if hold:
+            held.set()
+            release.wait(timeout=300)
+        return exact_match_judge(body)
+
+    slow = loopback_openai(gated)
     # A shell's background job ignores SIGINT and its children inherit that: give ours the default back.
     process = subprocess.Popen(command(slow), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 60
-    while len(slow.requests) < 12 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    process.send_signal(signal_number)
-    _, stderr = process.communicate(timeout=60)
+    try:
+        assert held.wait(timeout=300), "the run never reached its 12th judge request"
+        process.send_signal(signal_number)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        release.set()
     if signal_number == signal.SIGINT:
         assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
     else:
