@@ -18,7 +18,6 @@ from gpassk_opencompass.cli import (
 from gpassk_opencompass.files import check_distinct_paths, check_writable_file, write_text_atomic
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
 from gpassk_opencompass.redaction import redact
-from gpassk_opencompass.report import unresolved_summary
 
 EXAMPLES = """examples:
   gpassk score generations.jsonl --k 4 8 16
@@ -93,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
     from gpassk_opencompass.judges import JudgeError, JudgeSettings, resolve_kind
     from gpassk_opencompass.redaction import redact_log_record
+    from gpassk_opencompass.report import unresolved_summary
     from gpassk_opencompass.scoring import format_report, load_generations, score_generations
 
     logger.remove()
@@ -179,6 +179,7 @@ def run_rejudge(args: argparse.Namespace, kind: str) -> int:
 
     from gpassk_opencompass.judges import JudgeError
     from gpassk_opencompass.rejudge import find_targets, rejudge
+    from gpassk_opencompass.report import unresolved_summary
     from gpassk_opencompass.scoring import format_report
 
     if args.cache or args.no_cache:
