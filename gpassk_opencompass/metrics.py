@@ -43,10 +43,22 @@ import numpy as np
 
 #: OpenCompass's thresholds, in the order it reports them.
 DEFAULT_THRESHOLDS: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: Most generations per question (so also the largest k) accepted: far above any real run, and it keeps
+#: a mistyped ``--n 100000000`` a one-line error instead of gigabytes of tail table.
+MAX_N = 100_000
+#: Most bootstrap resamples accepted.
+MAX_BOOTSTRAP = 100_000
+#: Most cells (resamples x distinct (n, c) groups, and resamples x metrics) one bootstrap may hold:
+#: 50 million float64 cells are 400 MB.
+MAX_BOOTSTRAP_CELLS = 50_000_000
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
+    "MAX_BOOTSTRAP",
+    "MAX_BOOTSTRAP_CELLS",
+    "MAX_N",
     "MetricEstimate",
+    "check_request",
     "g_pass_at_k",
     "metric_key",
     "mg_metric_key",
@@ -147,7 +159,9 @@ def _validated(n, c, k) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         ) from None
     for bad, name, array, rule in (
         (lambda: n < 1, "n", n, "n >= 1 (the number of generations per question)"),
+        (lambda: n > MAX_N, "n", n, f"n <= {MAX_N} (MAX_N, the most generations per question accepted)"),
         (lambda: k < 1, "k", k, "k >= 1"),
+        (lambda: k > MAX_N, "k", k, f"k <= {MAX_N} (MAX_N, the most generations per question accepted)"),
         (lambda: k > n, "k", k, "k <= n (cannot draw more generations than there are)"),
         (lambda: c < 0, "c", c, "c >= 0"),
         (lambda: c > n, "c", c, "c <= n (more correct generations than generations)"),
@@ -226,13 +240,22 @@ def _gather(n: np.ndarray, c: np.ndarray, k: np.ndarray, columns) -> np.ndarray:
 def _lookup(n: int, k: int, counts: np.ndarray, columns) -> np.ndarray:
     """``sum_w weight * P(X >= m)`` for each count, from the (cached) tail table of ``(n, k)``."""
     if (n + 1) * (k + 2) <= _FULL_TABLE_CELLS:
-        table = _tail_table(n, k)
-    else:  # a huge (n, k): build only the rows asked about
-        rows, inverse = np.unique(counts, return_inverse=True)
-        table, counts = _tail_rows(n, k, rows), inverse.reshape(np.shape(counts))
-    total = np.zeros(np.shape(counts))
-    for m, weight in columns(k):
-        total += table[counts, m] * weight
+        return _weighted_columns(_tail_table(n, k), counts, columns(k))
+    # a huge (n, k): build only the rows asked about, a bounded block of rows at a time
+    rows, inverse = np.unique(counts, return_inverse=True)
+    per_row = np.empty(len(rows))
+    step = max(1, _FULL_TABLE_CELLS // (k + 2))
+    for start in range(0, len(rows), step):
+        block = rows[start:start + step]
+        per_row[start:start + step] = _weighted_columns(_tail_rows(n, k, block), np.arange(len(block)), columns(k))
+    return per_row[inverse.reshape(np.shape(counts))]
+
+
+def _weighted_columns(table: np.ndarray, rows: np.ndarray, columns) -> np.ndarray:
+    """``sum_w weight * table[rows, m]`` over ``columns = [(m, weight), ...]``."""
+    total = np.zeros(np.shape(rows))
+    for m, weight in columns:
+        total += table[rows, m] * weight
     return total
 
 
@@ -394,14 +417,54 @@ def _counts_and_n(counts, n) -> tuple[np.ndarray, np.ndarray]:
     return c_array, n_array
 
 
+def check_request(ks: Sequence[int], thresholds: Sequence) -> None:
+    """Raise ``ValueError`` unless ``ks`` and ``thresholds`` name each k and each tau once, all valid.
+
+    Every caller (``GPassKEvaluator``, ``gpassk score``, ``gpassk calc``) gets this
+    through :func:`summarize`; the evaluator also calls it before judging.
+
+    >>> check_request([4, 8, 4], [0.5])
+    Traceback (most recent call last):
+    ...
+    ValueError: ks repeat k=4; give each k once
+    >>> check_request([4], [0.5, 1, 0.50])
+    Traceback (most recent call last):
+    ...
+    ValueError: thresholds repeat tau=0.5; give each tau once
+    >>> check_request([4], ["0.5", 0.5])
+    Traceback (most recent call last):
+    ...
+    ValueError: thresholds repeat tau=0.5 (given as '0.5' and 0.5); give each tau once
+    """
+    values = [int(k) for k in _as_int_array("ks", list(ks)).ravel()]
+    if not values:
+        raise ValueError("ks must name at least one k")
+    for k in values:
+        if k < 1:
+            raise ValueError(f"k must satisfy k >= 1; got k={k}")
+        if k > MAX_N:
+            raise ValueError(f"k must satisfy k <= {MAX_N} (MAX_N, the most generations per question accepted); "
+                             f"got k={k}")
+    repeated = next((k for position, k in enumerate(values) if k in values[:position]), None)
+    if repeated is not None:
+        raise ValueError(f"ks repeat k={repeated}; give each k once")
+    thresholds = list(thresholds)
+    if not thresholds:
+        raise ValueError("thresholds must name at least one tau in [0, 1]")
+    seen: dict[Fraction, object] = {}
+    for tau in thresholds:
+        exact = _as_exact_fraction(tau)
+        if exact in seen:
+            given = f" (given as {seen[exact]!r} and {tau!r})" if repr(seen[exact]) != repr(tau) else ""
+            raise ValueError(f"thresholds repeat tau={float(exact)!r}{given}; give each tau once")
+        seen[exact] = tau
+
+
 def _metric_columns(ks: Sequence[int], thresholds: Sequence) -> list[tuple[str, int, object]]:
     """``[(key, k, columns_fn)]`` in OpenCompass's order: per k, thresholds then mG."""
+    check_request(ks, thresholds)
     ks = [int(k) for k in _as_int_array("ks", list(ks)).ravel()]
-    if not ks:
-        raise ValueError("ks must name at least one k")
     thresholds = list(thresholds)
-    for tau in thresholds:
-        _as_exact_fraction(tau)
     plan = []
     for k in ks:
         for tau in thresholds:
@@ -437,12 +500,21 @@ def summarize(counts, n=None, ks=(4, 8, 16), thresholds=DEFAULT_THRESHOLDS) -> d
 
     Returns:
         An ordered dict: for each k, ``G-Pass@{k}_{tau}`` per threshold then
-        ``mG-Pass@{k}``; values are percentages.
+        ``mG-Pass@{k}``; values are percentages. Every requested key is
+        there, also for ``k = 1``, where ``G-Pass@1_tau`` equals accuracy
+        (one draw is right with probability c/n, whatever tau) and
+        ``mG-Pass@1`` is 0 (see :func:`mg_pass_at_k`).
+
+    Raises:
+        ValueError: a bad count, ``n`` above :data:`MAX_N`, a k above n, a tau
+            outside [0, 1], or a repeated k or tau (:func:`check_request`).
 
     >>> {key: round(value, 9) for key, value in summarize([8], 16, ks=[4], thresholds=[0.5, 1.0]).items()}
     {'G-Pass@4_0.5': 71.538461538, 'G-Pass@4_1.0': 3.846153846, 'mG-Pass@4': 16.153846154}
     >>> summarize([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], ks=[2], thresholds=[0.5])
     {'G-Pass@2_0.5': 95.0, 'mG-Pass@2': 45.0}
+    >>> summarize([1, 2], 4, ks=[1], thresholds=[0.5, 1.0])
+    {'G-Pass@1_0.5': 37.5, 'G-Pass@1_1.0': 37.5, 'mG-Pass@1': 0.0}
     """
     keys, values, _, _ = _per_question(counts, n, ks, thresholds)
     return {key: float(100.0 * mean) for key, mean in zip(keys, values.mean(axis=0))}
@@ -494,6 +566,8 @@ def summarize_uncertainty(
         raise ValueError(f"ci must be a confidence level in (0, 1); got ci={ci!r}")
     if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 1:
         raise ValueError(f"n_boot must be a positive integer; got n_boot={n_boot!r}")
+    if n_boot > MAX_BOOTSTRAP:
+        raise ValueError(f"n_boot must be at most {MAX_BOOTSTRAP} (MAX_BOOTSTRAP) resamples; got n_boot={n_boot}")
     keys, values, c, n_array = _per_question(counts, n, ks, thresholds)
     questions = c.size
     means = values.mean(axis=0)
@@ -501,6 +575,11 @@ def summarize_uncertainty(
 
     pairs = np.stack([np.broadcast_to(n_array, c.shape), c], axis=1)
     _, first, group_size = np.unique(pairs, axis=0, return_index=True, return_counts=True)
+    cells = n_boot * max(len(first), len(keys))
+    if cells > MAX_BOOTSTRAP_CELLS:
+        raise ValueError(f"the bootstrap would hold n_boot={n_boot} x {max(len(first), len(keys))} "
+                         f"(distinct (n, c) groups or metrics) = {cells} values, more than {MAX_BOOTSTRAP_CELLS} "
+                         "(MAX_BOOTSTRAP_CELLS); lower n_boot")
     rng = np.random.default_rng(seed)
     draws = rng.multinomial(questions, group_size / questions, size=n_boot)
     boot_means = draws @ values[first] / questions

@@ -6,7 +6,7 @@ import json
 import signal
 import subprocess
 import sys
-import time
+import threading
 from fractions import Fraction
 
 import pytest
@@ -176,7 +176,7 @@ def test_bad_input_lines_fail_before_any_judge_request(loopback_openai, tmp_path
     (["--k", "4", "--judge-url", "http://127.0.0.1:9"], "has no path"),
     (["--k", "4", "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "m", "--concurrency", "0"],
      "concurrency must be an integer >= 1, got 0"),
-    (["--k", "4", "--output", "/nonexistent-dir/scores.json"], "directory /nonexistent-dir does not exist"),
+    (["--k", "4", "--output", "/nonexistent-dir/scores.json"], "folder /nonexistent-dir does not exist"),
     (["--k", "4", "--ci", "1.5"], "ci must be a confidence level in (0, 1); got ci=1.5"),
     (["--k", "4", "--bootstrap", "0"], "n_boot must be a positive integer; got n_boot=0"),
 ])
@@ -191,18 +191,20 @@ def test_bad_arguments_fail_before_judging(loopback_openai, tmp_path, capsys, ex
     assert server.requests == []
 
 
-def test_missing_input_file_and_unreachable_judge_are_one_line_errors(tmp_path):
+def test_missing_input_file_is_exit_2_and_unreachable_judge_exit_4_each_one_line(tmp_path):
     source = write_jsonl(tmp_path / "gens.jsonl", [GOOD])
-    for argv, message in [
-        ([str(tmp_path / "absent.jsonl"), "--k", "4"], "absent.jsonl: no such file"),
-        ([str(source), "--k", "4", "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "m"],
-         "cannot reach the judge server at http://127.0.0.1:9/v1"),
+    for argv, code, message in [
+        ([str(tmp_path / "absent.jsonl"), "--k", "4"], 2, "error: " + str(tmp_path / "absent.jsonl") + ": no such file"),
+        ([str(source), "--k", "4", "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "m"], 4,
+         "the judge failed: cannot reach the judge server at http://127.0.0.1:9/v1"),
     ]:
         completed = subprocess.run([sys.executable, "-m", "gpassk_opencompass.cli", "score", *argv, "--quiet"],
                                    capture_output=True, text=True, timeout=120)
-        assert completed.returncode == 2, completed.stderr
-        assert completed.stderr.strip().splitlines() == [f"gpassk score: error: {completed.stderr.split('error: ')[1].strip()}"]
+        assert completed.returncode == code, completed.stderr
+        lines = completed.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("gpassk score: ")
         assert message in completed.stderr and "Traceback" not in completed.stderr
+    assert "run the same command again to resume" in completed.stderr
 
 
 def test_identical_replicas_are_flagged(tmp_path, capsys):
@@ -227,15 +229,29 @@ def test_killed_run_resumes_asking_only_the_missing_verdicts(loopback_openai, tm
                 "--judge", "llm", "--judge-url", server.url, "--judge-model", MODEL, "--concurrency", "2",
                 "--cache", str(cache), "--output", str(output), "--quiet"]
 
-    slow = loopback_openai(exact_match_judge, latency=0.1)
+    # The judge answers 11 requests, then holds every further one until released: the kill lands
+    # mid-run by counting requests, whatever the machine's speed.
+    held, release, lock, seen = threading.Event(), threading.Event(), threading.Lock(), []
+
+    def gated(body):
+        with lock:
+            seen.append(1)
+            hold = len(seen) >= 12
+        if hold:
+            held.set()
+            release.wait(timeout=300)
+        return exact_match_judge(body)
+
+    slow = loopback_openai(gated)
     # A shell's background job ignores SIGINT and its children inherit that: give ours the default back.
     process = subprocess.Popen(command(slow), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 60
-    while len(slow.requests) < 12 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    process.send_signal(signal_number)
-    _, stderr = process.communicate(timeout=60)
+    try:
+        assert held.wait(timeout=300), "the run never reached its 12th judge request"
+        process.send_signal(signal_number)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        release.set()
     if signal_number == signal.SIGINT:
         assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
     else:

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import pathlib
 import sys
 
-from gpassk_opencompass.cli import UsageError
+from gpassk_opencompass.cli import (
+    EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
+    EXIT_JUDGE_FAILED,
+    EXIT_OK,
+    UsageError,
+    exit_codes_epilog,
+)
+from gpassk_opencompass.files import check_distinct_paths, check_writable_file, write_text_atomic
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
+from gpassk_opencompass.redaction import redact
 
 EXAMPLES = """examples:
   gpassk score generations.jsonl --k 4 8 16
@@ -23,7 +31,13 @@ INPUT may instead be a finished OpenCompass run (outputs/<timestamp>), its predi
 predictions file: its saved predictions are judged again with GPassKEvaluator through OpenCompass's own eval task
 (k and n from the run's config; --k overrides k), and the results are written as an OpenCompass run in --output
 (default: <run>_rejudged), which `gpassk leaderboard` reads. The dataset must be loadable as for the original run.
-The judge API key is read from OC_JUDGE_API_KEY or OPENAI_API_KEY (default: EMPTY)."""
+The judge API key is read from OC_JUDGE_API_KEY or OPENAI_API_KEY (default: EMPTY).
+
+A generation the judge could not judge (it stopped answering, its reply had no verdict) is UNRESOLVED, never
+counted as wrong: with any unresolved verdict no metric is written (exit 3) unless --allow-unresolved is given;
+then the results say complete: false and give each metric's range (all unresolved wrong .. all right).
+Every verdict that arrived is kept in the cache: the same command re-asks only the missing ones.
+"""
 
 
 def add_parser(subparsers) -> None:
@@ -32,7 +46,7 @@ def add_parser(subparsers) -> None:
         help="judge saved generations (JSONL) and compute G-Pass@k",
         description="Judge every prediction of a generations file once (rule, LLM or cascade judge) and report "
                     "G-Pass@k_tau and mG-Pass@k with bootstrap intervals.",
-        epilog=EXAMPLES,
+        epilog=EXAMPLES + "\n" + exit_codes_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("input", metavar="INPUT", help="generations JSONL (one question per line) or a finished "
@@ -66,6 +80,9 @@ def add_parser(subparsers) -> None:
     stats.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                        help="bootstrap resamples (default: %(default)s)")
     stats.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+    parser.add_argument("--allow-unresolved", action="store_true",
+                        help="write the metrics even if some verdicts are unresolved (they count as wrong there; "
+                             "the results say complete: false and give each metric's range); still exit 3")
     parser.add_argument("--quiet", action="store_true", help="no progress bars, warnings only")
     parser.set_defaults(func=run)
 
@@ -74,9 +91,12 @@ def run(args: argparse.Namespace) -> int:
     from loguru import logger
 
     from gpassk_opencompass.judges import JudgeError, JudgeSettings, resolve_kind
+    from gpassk_opencompass.redaction import redact_log_record
+    from gpassk_opencompass.scoring.results import unresolved_summary
     from gpassk_opencompass.scoring import format_report, load_generations, score_generations
 
     logger.remove()
+    logger.configure(patcher=redact_log_record)
     # Looked up per message, so the sink follows sys.stderr if it is swapped (tests, notebooks).
     logger.add(lambda message: sys.stderr.write(message), level="WARNING" if args.quiet else "INFO",
                format="{time:HH:mm:ss} {level} {message}")
@@ -98,25 +118,59 @@ def run(args: argparse.Namespace) -> int:
                              concurrency=args.concurrency, request_timeout=args.request_timeout,
                              max_retries=args.max_retries, max_tokens=args.judge_max_tokens, cache_path=cache)
     output = pathlib.Path(args.output) if args.output else None
-    if output is not None:
-        check_writable(output)
+    check_files(pathlib.Path(args.input), output, cache, default_cache=not args.cache)
     records = load_generations(args.input, min_predictions=max(args.k))
+    kept = (f"every verdict that arrived is kept in {cache}" if cache is not None
+            else "no verdict cache (--no-cache or the rule judge): nothing is kept")
     if cache is not None:
         logger.info("verdict cache: {} (rerun the same command to resume)", cache)
     try:
         result = score_generations(records, args.k, args.thresholds, settings, ci=args.ci, n_boot=args.bootstrap,
-                                   seed=args.seed, progress=not args.quiet)
+                                   seed=args.seed, progress=not args.quiet, allow_unresolved=args.allow_unresolved)
     except JudgeError as error:
-        raise UsageError(str(error)) from None
+        say(f"gpassk score: the judge failed: {error}; {kept}; run the same command again to resume")
+        return EXIT_JUDGE_FAILED
     except KeyboardInterrupt:
-        where = f"the verdicts so far are in {cache}; " if cache is not None else ""
-        print(f"gpassk score: interrupted; {where}run the same command again to resume", file=sys.stderr)
-        return 130
+        say(f"gpassk score: interrupted; {kept}; run the same command again to resume")
+        return EXIT_INTERRUPTED
+    incomplete = result["unresolved"] > 0
+    if incomplete:
+        say(unresolved_summary(result, resume=f"{kept}; the same command re-asks only the missing ones"
+                               + ("" if args.allow_unresolved else
+                                  "; --allow-unresolved writes the metrics anyway, with their ranges")))
+        if not args.allow_unresolved:
+            if output is not None:
+                say(f"gpassk score: {output} not written (the results are incomplete)")
+            return EXIT_INCOMPLETE
     if output is not None:
-        write_json(output, result)
+        write_results(output, result)
         logger.info("wrote {}", output)
-    print(format_report(result))
-    return 0
+    print(redact(format_report(result)))
+    return EXIT_INCOMPLETE if incomplete else EXIT_OK
+
+
+def say(message: str) -> None:
+    """Print one redacted message to stderr."""
+    print(redact(message), file=sys.stderr)
+
+
+def check_files(source: pathlib.Path, output: pathlib.Path | None, cache: pathlib.Path | None, *,
+                default_cache: bool) -> None:
+    """Before any work: input, output and cache are three different files, and the two outputs are writable."""
+    check_distinct_paths({"INPUT": source, "--output": output, "--cache": cache})
+    if output is not None:
+        check_writable_file("--output", output)
+    if cache is not None:
+        try:
+            check_writable_file("--cache" if not default_cache else "the verdict cache", cache)
+        except ValueError as error:
+            hint = "; choose another place with --cache PATH (or --no-cache)" if default_cache else ""
+            raise ValueError(f"{error}{hint}") from None
+
+
+def write_results(path: pathlib.Path, result: dict) -> None:
+    """The results JSON, atomically."""
+    write_text_atomic(path, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
 
 
 def run_rejudge(args: argparse.Namespace, kind: str) -> int:
@@ -125,6 +179,7 @@ def run_rejudge(args: argparse.Namespace, kind: str) -> int:
 
     from gpassk_opencompass.judges import JudgeError
     from gpassk_opencompass.plugin.rejudge import find_targets, rejudge
+    from gpassk_opencompass.scoring.results import unresolved_summary
     from gpassk_opencompass.scoring import format_report
 
     if args.cache or args.no_cache:
@@ -138,21 +193,28 @@ def run_rejudge(args: argparse.Namespace, kind: str) -> int:
     evaluator = dict(judge=kind, url=list(args.judge_url), model_name=args.judge_model,
                      concurrency=args.concurrency, request_timeout=args.request_timeout,
                      max_retries=args.max_retries, max_tokens=args.judge_max_tokens,
-                     thresholds=list(args.thresholds), ci=args.ci, n_boot=args.bootstrap, seed=args.seed)
+                     thresholds=list(args.thresholds), ci=args.ci, n_boot=args.bootstrap, seed=args.seed,
+                     allow_unresolved=args.allow_unresolved)
     for target in targets:
         logger.info("re-judging {} x {} from {}", target.model_abbr, target.dataset_abbr, target.run_dir)
+    kept = f"every verdict that arrived is kept under {output / 'results'}"
     try:
         results = rejudge(targets, output, evaluator, ks=args.k)
     except JudgeError as error:
-        raise UsageError(str(error)) from None
+        say(f"gpassk score: the judge failed: {error}; {kept}; run the same command again to resume")
+        return EXIT_JUDGE_FAILED
     except KeyboardInterrupt:
-        print(f"gpassk score: interrupted; verdicts so far are cached under {output / 'results'}; run the same "
-              "command again to resume", file=sys.stderr)
-        return 130
+        say(f"gpassk score: interrupted; {kept}; run the same command again to resume")
+        return EXIT_INTERRUPTED
+    incomplete = False
     for target, path in zip(targets, results):
+        result = json.loads(path.read_text(encoding="utf-8"))
         print(f"== {target.model_abbr} x {target.dataset_abbr}: {path}")
-        print(format_report(json.loads(path.read_text())))
-    return 0
+        if result.get("unresolved", 0):
+            incomplete = True
+            say(unresolved_summary(result, resume=f"{kept}; the same command re-asks only the missing ones"))
+        print(redact(format_report(result)))
+    return EXIT_INCOMPLETE if incomplete else EXIT_OK
 
 
 def default_cache_path(input_path: str) -> pathlib.Path:
@@ -164,21 +226,3 @@ def default_cache_path(input_path: str) -> pathlib.Path:
     path = pathlib.Path(input_path)
     stem = path.name[:-len(".jsonl")] if path.name.endswith(".jsonl") else path.name
     return path.with_name(stem + ".judge-cache.jsonl")
-
-
-def check_writable(output: pathlib.Path) -> None:
-    """Fail now, before judging, if ``output`` cannot be written."""
-    if output.is_dir():
-        raise UsageError(f"--output {output} is a directory; give a file name such as {output / 'scores.json'}")
-    parent = output.parent if str(output.parent) else pathlib.Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"--output {output}: directory {parent} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise UsageError(f"--output {output}: directory {parent} is not writable")
-
-
-def write_json(path: pathlib.Path, data: dict) -> None:
-    """Write ``data`` as JSON atomically (a temporary file, then a rename)."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(temporary, path)

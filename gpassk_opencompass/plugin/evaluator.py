@@ -30,7 +30,7 @@ from opencompass.openicl.icl_evaluator import BaseEvaluator
 from opencompass.registry import ICL_EVALUATORS
 
 from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items, resolve_kind
-from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, required_correct
+from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, check_request
 from gpassk_opencompass.plugin.replicas import by_question, check_replicas_align, question_count
 from gpassk_opencompass.scoring.results import (
     IDENTICAL_SHARE_WARNING,
@@ -38,6 +38,7 @@ from gpassk_opencompass.scoring.results import (
     identical_share,
     question_details,
     results_document,
+    unresolved_summary,
     warn_if_identical,
 )
 
@@ -61,14 +62,14 @@ class EvaluationSettings:
     n_boot: int = 1000
     seed: int = 0
     identical_warning: float = IDENTICAL_SHARE_WARNING
+    allow_unresolved: bool = False
 
     def __post_init__(self) -> None:
         thresholds = (self.thresholds,) if isinstance(self.thresholds, (int, float)) else tuple(self.thresholds)
-        if not thresholds:
-            raise ValueError("thresholds must name at least one tau in [0, 1]")
-        for tau in thresholds:
-            required_correct(1, tau)  # validates tau
+        check_request([1], thresholds)  # validates every tau, refuses a repeated one
         object.__setattr__(self, "thresholds", thresholds)
+        if not isinstance(self.allow_unresolved, bool):
+            raise ValueError(f"allow_unresolved must be True or False; got {self.allow_unresolved!r}")
         if self.subset_columns is not None:
             columns = (self.subset_columns,) if isinstance(self.subset_columns, str) else tuple(self.subset_columns)
             object.__setattr__(self, "subset_columns", columns)
@@ -106,6 +107,11 @@ class GPassKEvaluator(BaseEvaluator):
         ci: bootstrap confidence level; n_boot: resamples; seed: its seed.
         identical_warning: warn when at least this share of questions got n
             byte-identical generations (a seed shared by all replicas).
+        allow_unresolved: with generations the judge could not judge, still
+            report the metric keys (counting those as wrong; the results say
+            ``complete: false`` and give each metric's range). By default
+            they are left out and only ``unresolved`` and ``gpassk`` are
+            reported: an unjudged answer is not a wrong answer.
         pred_postprocessor: OpenCompass's optional prediction postprocessor.
         **judge_options: further :class:`~gpassk_opencompass.judges.JudgeSettings`
             fields (``max_tokens``, ``rule_timeout``, ...).
@@ -130,6 +136,7 @@ class GPassKEvaluator(BaseEvaluator):
         n_boot: int = 1000,
         seed: int = 0,
         identical_warning: float = IDENTICAL_SHARE_WARNING,
+        allow_unresolved: bool = False,
         pred_postprocessor: dict | None = None,
         use_extract_model: bool = False,
         **judge_options,
@@ -148,7 +155,7 @@ class GPassKEvaluator(BaseEvaluator):
         self.settings = EvaluationSettings(
             thresholds=thresholds, question_column=question_column, subset_columns=subset_columns,
             language=language, language_column=language_column, benchmark=benchmark, ci=ci, n_boot=n_boot,
-            seed=seed, identical_warning=identical_warning)
+            seed=seed, identical_warning=identical_warning, allow_unresolved=allow_unresolved)
         how = {"rule": "the rule judge (math-verify)", "llm": f"the LLM judge {model_name!r} at {', '.join(urls)}",
                "cascade": f"the rule judge, then the LLM judge {model_name!r} at {', '.join(urls)}"}[kind]
         reason = {"auto": " (judge='auto': " + ("URLs given)" if urls else "no judge URL given)")}.get(judge, "")
@@ -188,14 +195,28 @@ class GPassKEvaluator(BaseEvaluator):
                                  ci=self.settings.ci, n_boot=self.settings.n_boot, seed=self.settings.seed)
         share = identical_share(by_question(predictions, n))
         warn_if_identical(share, self.settings.identical_warning)
-        if judged.stats.unresolved:
-            logger.warning(f"{judged.stats.unresolved} of {len(items)} generations could not be judged "
-                           "(counted as incorrect; see details and judge_stats)")
         details = [question_details(question_id, verdicts[index],
                                     {column: labels[index] for column, labels in subsets.items()})
                    for index, question_id in enumerate(_question_ids(first_replica))]
-        return results_document(results, judged, self.judge_settings, ks=ks, thresholds=self.settings.thresholds,
-                                benchmark=self.settings.benchmark, identical=share, details=details)
+        document = results_document(results, judged, self.judge_settings, ks=ks,
+                                    thresholds=self.settings.thresholds, benchmark=self.settings.benchmark,
+                                    identical=share, details=details,
+                                    allow_unresolved=self.settings.allow_unresolved)
+        if document["unresolved"]:
+            logger.error("GPassKEvaluator: INCOMPLETE -- " + unresolved_summary(document, resume=self._resume_hint())
+                         .replace("\n", " | "))
+        return document
+
+    def _resume_hint(self) -> str:
+        """How to re-ask only the unresolved verdicts of this evaluation."""
+        settings = self._judge_settings_for_run()
+        metrics = ("the metrics count them as wrong here (allow_unresolved=True): see gpassk.bounds"
+                   if self.settings.allow_unresolved else "the metric keys are left out of the results")
+        out_dir = getattr(self, "_out_dir", None)
+        if settings.cache_path is None or out_dir is None:
+            return f"{metrics}; judge again to re-ask them"
+        return (f"{metrics}; every verdict that arrived is kept in {settings.cache_path}; delete {out_dir}.json "
+                "and rerun the same opencompass command with -r <timestamp> to re-ask only these")
 
     # ------------------------------------------------------------------ helpers
 
@@ -206,6 +227,7 @@ class GPassKEvaluator(BaseEvaluator):
         for k in ks:
             if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= n:
                 raise ValueError(f"dataset k must be integers with 1 <= k <= n={n}; got k={k!r}")
+        check_request(ks, self.settings.thresholds)
         if not (len(predictions) == len(references) == len(dataset)):
             raise ValueError(f"predictions ({len(predictions)}), references ({len(references)}) and dataset rows "
                              f"({len(dataset)}) must have the same length")

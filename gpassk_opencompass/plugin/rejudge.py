@@ -17,12 +17,13 @@ questions, references and split/language columns.
 from __future__ import annotations
 
 import copy
+import json
 import os
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpassk_opencompass.files import check_not_inside, write_bytes_atomic
 from gpassk_opencompass.plugin.runs import (
     load_saved_config,
     prediction_parts,
@@ -151,18 +152,26 @@ def rejudge(targets: Sequence[RejudgeTarget], output_dir: str | os.PathLike, eva
     Args:
         targets: from :func:`find_targets`.
         output_dir: the new run directory (created; predictions are linked,
-            not copied). Rerunning resumes: finished results are kept and the
-            judge cache of an unfinished one is reused.
+            not copied), outside every run being re-judged. Rerunning
+            resumes: complete results are kept; an incomplete one (unresolved
+            verdicts) is judged again, its judge cache answering every verdict
+            that arrived, so only the missing ones are asked.
         evaluator: GPassKEvaluator keywords (judge, url, model_name, ...).
         ks: replace the datasets' k (each must be <= n).
 
     Returns:
         The results files, one per target.
+
+    Raises:
+        ValueError: before any work, for ``output_dir`` equal to or inside a
+            run being re-judged, a k above n, or a bad judge setting.
     """
     from mmengine.config import ConfigDict
     from opencompass.tasks import OpenICLEvalTask
 
     output_dir = Path(output_dir)
+    for run_dir in dict.fromkeys(target.run_dir for target in targets):
+        check_not_inside("--output", output_dir, "the run being re-judged", run_dir)
     prepared = []
     for target in targets:  # every check before the first judgment
         dataset_cfg = with_judge(target.dataset_cfg, evaluator, ks)
@@ -178,16 +187,28 @@ def rejudge(targets: Sequence[RejudgeTarget], output_dir: str | os.PathLike, eva
     for target, dataset_cfg in prepared:
         configs = output_dir / "configs"
         configs.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(target.config_path, configs / target.config_path.name)
+        write_bytes_atomic(configs / target.config_path.name, target.config_path.read_bytes())
+        result = output_dir / "results" / target.model_abbr / f"{target.dataset_abbr}.json"
+        if result.is_file() and not _is_complete(result):
+            result.unlink()  # OpenCompass skips a dataset whose results file exists: re-ask the missing verdicts
         task = OpenICLEvalTask(ConfigDict(models=[target.model_cfg], datasets=[[dataset_cfg]],
                                           work_dir=str(output_dir),
                                           eval=dict(runner=dict(task=dict(dump_details=True)))))
         task.run()
-        result = output_dir / "results" / target.model_abbr / f"{target.dataset_abbr}.json"
         if not result.is_file():
             raise RuntimeError(f"OpenCompass's eval task wrote no {result}")
         results.append(result)
     return results
+
+
+def _is_complete(results_file: Path) -> bool:
+    """Whether a results file holds every verdict (schema 2), or predates that schema (legacy: complete)."""
+    try:
+        result = json.loads(results_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    info = result.get("gpassk") or {}
+    return not result.get("unresolved", 0) and info.get("complete", True) is not False
 
 
 def _instantiate_evaluator(dataset_cfg: Mapping) -> None:

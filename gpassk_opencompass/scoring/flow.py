@@ -13,8 +13,12 @@ naming its line number.
 :func:`score_generations` returns a dict shaped like an OpenCompass results
 file of :class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator`: the metric
 keys at the top (``G-Pass@{k}_{tau}``, ``mG-Pass@{k}``, ``accuracy (n runs
-average)``, all x 100), a ``gpassk`` block (k, n, thresholds, judge, prompt
-version, bootstrap intervals, judge statistics) and per-question ``details``.
+average)``, all x 100) -- only when every verdict is resolved, or when
+unresolved verdicts are explicitly allowed --, ``unresolved`` (how many
+generations could not be judged), a ``gpassk`` block (k, n, thresholds, judge,
+prompt version, bootstrap intervals, judge statistics, completeness and, when
+incomplete, the bounds of every metric) and per-question ``details``
+(:mod:`~gpassk_opencompass.scoring.results`).
 
 >>> from gpassk_opencompass.judges import JudgeSettings
 >>> lines = ['{"id": "q1", "question": "1+1?", "answer": "2", "predictions": ["\\\\boxed{2}", "3", "2"]}',
@@ -23,6 +27,8 @@ version, bootstrap intervals, judge statistics) and per-question ``details``.
 >>> result = score_generations(records, ks=[2], thresholds=[1.0], settings=JudgeSettings(), progress=False)
 >>> round(result["G-Pass@2_1.0"], 6), round(result["accuracy (3 runs average)"], 6), [q["c"] for q in result["details"]]
 (66.666667, 83.333333, [2, 3])
+>>> result["unresolved"], result["gpassk"]["complete"]
+(0, True)
 """
 
 from __future__ import annotations
@@ -153,7 +159,7 @@ def check_metric_request(records: Sequence[Generations], ks: Sequence[int], thre
 
 def score_generations(records: Sequence[Generations], ks: Sequence[int], thresholds: Sequence[float],
                       settings: JudgeSettings, *, ci: float = 0.95, n_boot: int = 1000, seed: int = 0,
-                      progress: bool = True) -> dict:
+                      progress: bool = True, allow_unresolved: bool = False) -> dict:
     """Judge every prediction once, then compute the metrics (see the module docstring).
 
     Args:
@@ -165,6 +171,13 @@ def score_generations(records: Sequence[Generations], ks: Sequence[int], thresho
         n_boot: bootstrap resamples.
         seed: bootstrap seed.
         progress: show progress bars on stderr.
+        allow_unresolved: keep the metric keys even when some verdicts are
+            unresolved (they then count those as wrong; ``gpassk.complete`` is
+            false and ``gpassk.bounds`` gives each metric's range).
+
+    Raises:
+        ValueError: a bad request, before judging.
+        JudgeError: the judge cannot serve the run.
     """
     check_metric_request(records, ks, thresholds, ci=ci, n_boot=n_boot, seed=seed)
     items = [JudgeItem(record.question, record.answer, prediction, record.language)
@@ -178,11 +191,15 @@ def score_generations(records: Sequence[Generations], ks: Sequence[int], thresho
     share = identical_share([record.predictions for record in records])
     warn_if_identical(share)
     return results_document(results, judged, settings, ks=ks, thresholds=thresholds, benchmark=None,
-                            identical=share, details=details)
+                            identical=share, details=details, allow_unresolved=allow_unresolved)
 
 
 def format_report(result: dict) -> str:
     """A readable summary of :func:`score_generations`' result: one row per metric with its interval.
+
+    With unresolved verdicts every row also shows the metric's range between
+    "all unresolved wrong" and "all unresolved right" (``gpassk.bounds``), and
+    a value withheld because of them is shown as ``-``.
 
     >>> result = {"accuracy (8 runs average)": 50.0, "G-Pass@4_0.5": 71.5, "mG-Pass@4": 16.25,
     ...           "gpassk": {"n": 8, "judge": "rule", "prompt_version": None,
@@ -199,20 +216,43 @@ def format_report(result: dict) -> str:
     G-Pass@4_0.5                 71.50   [60.00, 80.00]
     mG-Pass@4                    16.25   [10.00, 20.50]
     judged 16 generations: 5 distinct, 0 from cache, 0 requests (0 retries), 0 unresolved
+    >>> result["gpassk"].update(complete=False, bounds={"accuracy (8 runs average)": [50.0, 62.5],
+    ...                         "G-Pass@4_0.5": [71.5, 80.0], "mG-Pass@4": [16.25, 30.0]}, uncertainty={})
+    >>> for key in ("accuracy (8 runs average)", "G-Pass@4_0.5", "mG-Pass@4"):
+    ...     del result[key]
+    >>> print(format_report(result))
+    2 questions, n=8, rule judge
+    INCOMPLETE: metrics withheld; range if every unresolved verdict were wrong .. right
+    metric                       value   95% CI   range
+    accuracy (8 runs average)        -            [50.00, 62.50]
+    G-Pass@4_0.5                     -            [71.50, 80.00]
+    mG-Pass@4                        -            [16.25, 30.00]
+    judged 16 generations: 5 distinct, 0 from cache, 0 requests (0 retries), 0 unresolved
     """
     info = result["gpassk"]
-    keys = list(info["uncertainty"]) or [key for key in result if key not in ("gpassk", "details")]
+    bounds = info.get("bounds") or {}
+    keys = list(info["uncertainty"]) or list(bounds) or [
+        key for key in result if key not in ("gpassk", "details", "unresolved")]
     width = max(len(key) for key in keys) + 3
     level = next(iter(info["uncertainty"].values()))["ci"] if info["uncertainty"] else 0.95
     judge = f"{info['judge']} judge" + (f" (prompt {info['prompt_version']})" if info["prompt_version"] else "")
     n = info["n"] if info["n"] is not None else "varies"
-    lines = [f"{len(result['details'])} questions, n={n}, {judge}",
-             f"{'metric'.ljust(width)}{'value':>6}   {level:.0%} CI"]
+    lines = [f"{len(result['details'])} questions, n={n}, {judge}"]
+    header = f"{'metric'.ljust(width)}{'value':>6}   {level:.0%} CI"
+    if bounds:
+        withheld = not any(key in result for key in keys)
+        lines.append(("INCOMPLETE: metrics withheld" if withheld else
+                      "INCOMPLETE: values count unresolved verdicts as wrong")
+                     + "; range if every unresolved verdict were wrong .. right")
+        header = header.ljust(width + 6 + 19) + "   range"
+    lines.append(header)
     for key in keys:
-        row = f"{key.ljust(width)}{result[key]:6.2f}"
+        row = key.ljust(width) + (f"{result[key]:6.2f}" if key in result else f"{'-':>6}")
         estimate = info["uncertainty"].get(key)
-        if estimate is not None:
-            row += f"   [{estimate['ci_low']:.2f}, {estimate['ci_high']:.2f}]"
+        row += f"   [{estimate['ci_low']:.2f}, {estimate['ci_high']:.2f}]" if estimate is not None else ""
+        if key in bounds:
+            low, high = bounds[key]
+            row = row.ljust(width + 6 + 19) + f"   [{low:.2f}, {high:.2f}]"
         lines.append(row)
     stats = info["judge_stats"]
     lines.append(f"judged {stats['total']} generations: {stats['unique']} distinct, {stats['cached']} from cache, "

@@ -7,9 +7,18 @@ same keys and the same ``gpassk`` block:
 * metric keys at the top, as OpenCompass names them, x 100:
   ``accuracy ({n} runs average)`` (``accuracy`` when n = 1),
   ``G-Pass@{k}_{tau}``, ``mG-Pass@{k}``, then ``{subset}/{key}`` per subset;
+* ``unresolved``: how many generations could not be judged (0 when complete);
 * ``gpassk``: benchmark, k, n, thresholds, judge, prompt version, bootstrap
-  intervals, judge statistics, share of questions with identical generations;
+  intervals, judge statistics, share of questions with identical generations,
+  and (schema 2) whether the result is complete, the unresolved count, their
+  top reasons and, when some are unresolved, ``bounds``: per metric the
+  value if every unresolved verdict were wrong and if every one were right;
 * ``details``: one entry per question (id, c, n, subset labels, verdicts).
+
+A verdict that could not be obtained is never scored as wrong: with any
+unresolved verdict the metric keys are left out (unless the caller allows
+unresolved verdicts; then the values count them as wrong -- the lower end of
+``bounds`` -- and ``complete`` is false).
 
 >>> results = gpassk_results([2, 4], 4, ks=[2], thresholds=[1.0], subsets={"language": ["en", "cn"]})
 >>> {key: round(value, 4) for key, value in results.metrics.items()}
@@ -18,17 +27,25 @@ same keys and the same ``gpassk`` block:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from importlib.metadata import PackageNotFoundError, version
+from urllib.parse import urlsplit
 
 import numpy as np
 from loguru import logger
 
 from gpassk_opencompass.judges import JudgeReport, JudgeSettings, Verdict
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, summarize, summarize_uncertainty
+from gpassk_opencompass.redaction import redact
 
 #: Warn when at least this share of questions got n byte-identical generations.
 IDENTICAL_SHARE_WARNING = 0.5
+#: The results document's schema: 2 adds complete/unresolved/bounds (1: before them).
+SCHEMA_VERSION = 2
+#: How many of the most frequent unresolved reasons are recorded and shown.
+TOP_REASONS = 5
 
 
 def accuracy_key(n: int | None) -> str:
@@ -38,11 +55,6 @@ def accuracy_key(n: int | None) -> str:
     ('accuracy', 'accuracy (48 runs average)', 'accuracy')
     """
     return "accuracy" if n in (1, None) else f"accuracy ({n} runs average)"
-
-
-def reports_g_pass(n_max: int, ks: Sequence[int]) -> bool:
-    """OpenCompass reports G-Pass@k only for sampled runs (``n > 1``) with some ``k > 1``."""
-    return n_max > 1 and max(ks) > 1
 
 
 @dataclass(frozen=True)
@@ -91,30 +103,97 @@ def gpassk_results(
     counts = np.asarray(counts)
     n_array = np.broadcast_to(np.asarray(n), counts.shape)
     uniform = int(n_array[0]) if counts.size and (n_array == n_array[0]).all() else None
-    g_pass = bool(counts.size) and reports_g_pass(int(n_array.max()), ks)
     subsets = dict(subsets or {})
     for column, labels in subsets.items():
         if len(labels) != len(counts):
             raise ValueError(f"subset column {column!r} has {len(labels)} labels for {len(counts)} questions")
 
-    def block(members) -> dict[str, float]:
-        values = {accuracy_key(uniform): float(100 * np.mean(counts[members] / n_array[members]))}
-        if g_pass:
-            values.update(summarize(counts[members], n_array[members], ks, thresholds))
-        return values
-
-    metrics = block(slice(None))
+    metrics = overall_metrics(counts, n_array, ks, thresholds)
     for label, members in _subset_members(subsets).items():
-        for key, value in block(members).items():
+        for key, value in overall_metrics(counts[members], n_array[members], ks, thresholds).items():
             metrics[f"{label}/{key}"] = value
 
     estimates = summarize_uncertainty(counts, n_array, [1], [1.0], ci=ci, n_boot=n_boot, seed=seed)
     uncertainty = {accuracy_key(uniform): asdict(estimates["G-Pass@1_1.0"])}
-    if g_pass:
-        for key, estimate in summarize_uncertainty(counts, n_array, ks, thresholds, ci=ci, n_boot=n_boot,
-                                                   seed=seed).items():
-            uncertainty[key] = asdict(estimate)
+    for key, estimate in summarize_uncertainty(counts, n_array, ks, thresholds, ci=ci, n_boot=n_boot,
+                                               seed=seed).items():
+        uncertainty[key] = asdict(estimate)
     return GPassKResults(metrics=metrics, uncertainty=uncertainty, n=uniform)
+
+
+def overall_metrics(counts: Sequence[int], n, ks: Sequence[int], thresholds: Sequence) -> dict[str, float]:
+    """Accuracy, then every requested G-Pass@k_tau and mG-Pass@k (also for k = 1), x 100, one set of questions.
+
+    >>> overall_metrics([1, 2], 2, ks=[1], thresholds=[1.0])
+    {'accuracy (2 runs average)': 75.0, 'G-Pass@1_1.0': 75.0, 'mG-Pass@1': 0.0}
+    """
+    counts = np.asarray(counts)
+    n_array = np.broadcast_to(np.asarray(n), counts.shape)
+    uniform = int(n_array[0]) if counts.size and (n_array == n_array[0]).all() else None
+    values = {accuracy_key(uniform): float(100 * np.mean(counts / n_array))}
+    values.update(summarize(counts, n_array, ks, thresholds))
+    return values
+
+
+def unresolved_bounds(details: Sequence[Mapping], ks: Sequence[int], thresholds: Sequence) -> dict[str, list[float]]:
+    """Per overall metric, ``[value if every unresolved verdict is wrong, value if every one is right]``.
+
+    Both ends are exact (the same metric functions on the counts ``c`` and
+    ``c + unresolved`` per question); every metric is non-decreasing in ``c``,
+    so the true value lies between them.
+
+    >>> unresolved_bounds([{"c": 1, "n": 4, "unresolved": 2}, {"c": 4, "n": 4, "unresolved": 0}], [4], [1.0])
+    {'accuracy (4 runs average)': [62.5, 87.5], 'G-Pass@4_1.0': [50.0, 50.0], 'mG-Pass@4': [50.0, 75.0]}
+    """
+    n = [detail["n"] for detail in details]
+    low = [detail["c"] for detail in details]
+    high = [detail["c"] + detail["unresolved"] for detail in details]
+    lows, highs = overall_metrics(low, n, ks, thresholds), overall_metrics(high, n, ks, thresholds)
+    return {key: [lows[key], highs[key]] for key in lows}
+
+
+def unresolved_reasons(details: Sequence[Mapping], top: int = TOP_REASONS) -> list[list]:
+    """The most frequent reasons of unresolved verdicts, ``[[reason, count], ...]`` (redacted).
+
+    >>> unresolved_reasons([{"verdicts": [{"correct": None, "reason": "timed out"}, {"correct": True, "reason": "ok"},
+    ...                                   {"correct": None, "reason": "timed out"}]}])
+    [['timed out', 2]]
+    """
+    counted = Counter(redact(verdict["reason"]) for detail in details for verdict in detail["verdicts"]
+                      if verdict["correct"] is None)
+    return [[reason, count] for reason, count in counted.most_common(top)]
+
+
+def judge_identity(judge: JudgeSettings) -> dict:
+    """What actually judged: ``judge``, ``judge_model`` (null for the rule judge), the rule checker's
+    version (rule, cascade) and the judge model's ``host:port`` list, without credentials (llm, cascade).
+
+    >>> judge_identity(JudgeSettings(kind="llm", urls=("http://me:pw@10.0.0.5:8000/v1",), model="J"))
+    {'judge': 'llm', 'judge_model': 'J', 'judge_hosts': ['10.0.0.5:8000']}
+    >>> judge_identity(JudgeSettings(kind="rule"))["judge_model"], judge_identity(JudgeSettings())["rule_checker"][:12]
+    (None, 'math-verify ')
+    """
+    identity = {"judge": judge.kind, "judge_model": judge.model if judge.uses_model else None}
+    if judge.kind in ("rule", "cascade"):
+        identity["rule_checker"] = f"math-verify {_installed_version('math-verify')}"
+    if judge.uses_model:
+        identity["judge_hosts"] = [_host_port(url) for url in judge.urls]
+    return identity
+
+
+def _installed_version(distribution: str) -> str:
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _host_port(url: str) -> str:
+    """``http://user:key@host:8000/v1`` -> ``host:8000`` (the scheme's port when none is given)."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    host = f"[{parts.hostname}]" if parts.hostname and ":" in parts.hostname else parts.hostname
+    return f"{host}:{port}"
 
 
 def _subset_members(subsets: Mapping[str, Sequence[str]]) -> dict[str, np.ndarray]:
@@ -164,21 +243,64 @@ def question_details(question_id: str, verdicts: Sequence[Verdict], labels: Mapp
 
 def results_document(results: GPassKResults, judged: JudgeReport, judge: JudgeSettings, *, ks: Sequence[int],
                      thresholds: Sequence, benchmark: str | None, identical: float,
-                     details: Sequence[dict]) -> dict:
-    """The whole result: metric keys, the ``gpassk`` block, then ``details``."""
-    document = dict(results.metrics)
-    document["gpassk"] = {
+                     details: Sequence[dict], allow_unresolved: bool = False) -> dict:
+    """The whole result: metric keys (when trustworthy), ``unresolved``, the ``gpassk`` block, then ``details``.
+
+    Args:
+        results: the metrics, computed on the resolved-correct counts.
+        judged: the judge's report (its ``stats.unresolved`` decides completeness).
+        judge: the judge settings (recorded as :func:`judge_identity`).
+        ks, thresholds, benchmark, identical, details: recorded as given.
+        allow_unresolved: keep the metric keys (and intervals) even with
+            unresolved verdicts; they then count those as wrong, and
+            ``gpassk.complete`` is false and ``gpassk.bounds`` gives the range.
+
+    Everything recorded is redacted (:func:`~gpassk_opencompass.redaction.redact_data`).
+    """
+    from gpassk_opencompass.redaction import redact_data
+
+    unresolved = int(judged.stats.unresolved)
+    complete = unresolved == 0
+    keep_metrics = complete or allow_unresolved
+    document = dict(results.metrics) if keep_metrics else {}
+    document["unresolved"] = unresolved
+    info = {
         "benchmark": benchmark,
         "k": [int(k) for k in ks],
         "n": results.n,
         "questions": len(details),
         "thresholds": [float(tau) for tau in thresholds],
-        "judge": judge.kind,
-        "judge_model": judge.model or None,
+        **judge_identity(judge),
         "prompt_version": judged.prompt_version,
-        "uncertainty": results.uncertainty,
+        "uncertainty": results.uncertainty if keep_metrics else {},
         "judge_stats": judged.stats.as_dict(),
         "identical_replicas_share": identical,
+        "schema_version": SCHEMA_VERSION,
+        "complete": complete,
+        "unresolved": unresolved,
+        "allow_unresolved": bool(allow_unresolved),
+        "unresolved_reasons": unresolved_reasons(details),
     }
+    if not complete:
+        info["bounds"] = unresolved_bounds(details, ks, thresholds)
+    document["gpassk"] = info
     document["details"] = list(details)
-    return document
+    return redact_data(document)
+
+
+def unresolved_summary(document: Mapping, *, resume: str) -> str:
+    """The block printed or logged when verdicts are missing: how many, why, what is kept, how to resume.
+
+    >>> print(unresolved_summary({"unresolved": 3, "gpassk": {"judge_stats": {"total": 8},
+    ...     "unresolved_reasons": [["judge request failed after 6 attempt(s): HTTP 503", 3]]}},
+    ...     resume="every verdict that arrived is kept in c.jsonl; the same command re-asks only the missing ones"))
+    3 of 8 generations could not be judged (unresolved); no metric counts them as wrong.
+      3 x judge request failed after 6 attempt(s): HTTP 503
+    every verdict that arrived is kept in c.jsonl; the same command re-asks only the missing ones
+    """
+    info = document["gpassk"]
+    lines = [f"{document['unresolved']} of {info['judge_stats']['total']} generations could not be judged "
+             "(unresolved); no metric counts them as wrong."]
+    lines += [f"  {count} x {reason}" for reason, count in info["unresolved_reasons"]]
+    lines.append(resume)
+    return redact("\n".join(lines))
