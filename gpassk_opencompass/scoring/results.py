@@ -304,3 +304,222 @@ def unresolved_summary(document: Mapping, *, resume: str) -> str:
     lines += [f"  {count} x {reason}" for reason, count in info["unresolved_reasons"]]
     lines.append(resume)
     return redact("\n".join(lines))
+
+
+# ---------------------------------------------------------------- reading results back
+
+#: Results files larger than this are refused before parsing (a results file of 238 questions x 48
+#: generations with every verdict's reason is a few MB).
+MAX_RESULTS_BYTES = 256 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class VerdictRecord:
+    """One generation's verdict as recorded: ``correct`` is ``None`` when it could not be judged."""
+
+    correct: bool | None
+    extracted: str | None
+    reason: str
+    source: str
+
+
+@dataclass(frozen=True)
+class QuestionRecord:
+    """One question of ``details``: its id, counts, subset labels and verdicts (in generation order)."""
+
+    id: str
+    c: int
+    n: int
+    unresolved: int
+    labels: Mapping[str, str]
+    verdicts: tuple[VerdictRecord, ...]
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    """A results document read back and validated (any schema version; other evaluators' files too).
+
+    Attributes:
+        source: where it was read from (a path, or ``"<document>"``).
+        schema_version: 2 (this package now), 1 (GPassKEvaluator before the
+            ``complete``/``unresolved`` fields), 0 (no ``gpassk`` block: another
+            evaluator's results).
+        metrics: the top-level metric values (empty when an incomplete result
+            withheld them).
+        unresolved: generations that could not be judged.
+        complete: every verdict resolved (schema 0 and 1: judged by the
+            recorded judge statistics, when there are any).
+        gpassk: the ``gpassk`` block as written (empty for schema 0).
+        details: one :class:`QuestionRecord` per question (empty when the file has none).
+    """
+
+    source: str
+    schema_version: int
+    metrics: Mapping[str, float]
+    unresolved: int
+    complete: bool
+    gpassk: Mapping
+    details: tuple[QuestionRecord, ...]
+
+    @property
+    def ks(self) -> tuple[int, ...]:
+        """The k values of the result (``()`` when not recorded)."""
+        return tuple(self.gpassk.get("k") or ())
+
+    @property
+    def n(self) -> int | None:
+        """Generations per question (``None`` when not recorded or varying)."""
+        return self.gpassk.get("n")
+
+    @property
+    def thresholds(self) -> tuple[float, ...]:
+        return tuple(self.gpassk.get("thresholds") or ())
+
+    @property
+    def bounds(self) -> Mapping[str, tuple[float, float]]:
+        """Per metric ``(all unresolved wrong, all unresolved right)``; empty when complete."""
+        return {key: (float(low), float(high)) for key, (low, high) in (self.gpassk.get("bounds") or {}).items()}
+
+    def question_ids(self) -> list[str]:
+        return [question.id for question in self.details]
+
+    def counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(c, n)`` per question, from ``details`` (unresolved verdicts are not correct)."""
+        self._need_details()
+        return (np.array([question.c for question in self.details], dtype=np.int64),
+                np.array([question.n for question in self.details], dtype=np.int64))
+
+    def verdict_matrix(self) -> np.ndarray:
+        """Questions x generations, ``1.0`` correct, ``0.0`` wrong, ``nan`` unresolved (n must be uniform)."""
+        self._need_details()
+        lengths = {len(question.verdicts) for question in self.details}
+        if len(lengths) != 1:
+            raise ValueError(f"{self.source}: questions have different numbers of verdicts "
+                             f"({sorted(lengths)}); a verdict matrix needs the same n for every question")
+        values = {True: 1.0, False: 0.0, None: np.nan}
+        return np.array([[values[verdict.correct] for verdict in question.verdicts] for question in self.details])
+
+    def _need_details(self) -> None:
+        if not self.details:
+            raise ValueError(f"{self.source}: has no per-question details (written by GPassKEvaluator or "
+                             "gpassk score, which record them)")
+
+
+def _fail(source: str, message: str):
+    raise ValueError(f"{source}: {message}")
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def read_results(document: Mapping, source: str = "<document>") -> ResultsFile:
+    """Validate a results document (as written by this package, or any OpenCompass evaluator).
+
+    Raises:
+        ValueError: naming the source and the first malformed field.
+
+    >>> record = read_results({"accuracy (2 runs average)": 50.0, "unresolved": 0,
+    ...     "gpassk": {"schema_version": 2, "complete": True, "unresolved": 0, "k": [2], "n": 2},
+    ...     "details": [{"id": "q1", "c": 1, "n": 2, "unresolved": 0, "verdicts": [
+    ...         {"correct": True, "extracted": "2", "reason": "equal", "source": "rule"},
+    ...         {"correct": False, "extracted": "3", "reason": "differ", "source": "rule"}]}]})
+    >>> record.schema_version, record.complete, record.ks, record.counts()[0].tolist(), record.verdict_matrix().tolist()
+    (2, True, (2,), [1], [[1.0, 0.0]])
+    >>> read_results({"unresolved": -1, "gpassk": {}}, "r.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: r.json: "unresolved" must be a count >= 0, got -1
+    """
+    if not isinstance(document, Mapping):
+        _fail(source, f"a results file holds a JSON object, got {type(document).__name__}")
+    info = document.get("gpassk", {})
+    if not isinstance(info, Mapping):
+        _fail(source, f'"gpassk" must be an object, got {type(info).__name__}')
+    version = info.get("schema_version", 1 if info else 0)
+    if not _is_count(version) or version > SCHEMA_VERSION:
+        _fail(source, f"unknown results schema_version {version!r}; this gpassk-opencompass reads versions "
+                      f"up to {SCHEMA_VERSION} (upgrade it to read newer files)")
+    stats = info.get("judge_stats") if isinstance(info.get("judge_stats"), Mapping) else {}
+    counts = []
+    for where, value in (('"unresolved"', document.get("unresolved")), ('"gpassk.unresolved"', info.get("unresolved")),
+                         ('"gpassk.judge_stats.unresolved"', stats.get("unresolved"))):
+        if value is not None and not _is_count(value):
+            _fail(source, f"{where} must be a count >= 0, got {value!r}")
+        if value is not None:
+            counts.append(value)
+    unresolved = max(counts, default=0)
+    flag = info.get("complete")
+    if flag is not None and not isinstance(flag, bool):
+        _fail(source, f'"gpassk.complete" must be true or false, got {flag!r}')
+    complete = (flag if flag is not None else True) and unresolved == 0
+    metrics = {}
+    for key, value in document.items():
+        if key in ("gpassk", "details", "unresolved"):
+            continue
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            metrics[key] = float(value)
+    details = document.get("details", [])
+    if not isinstance(details, list):
+        _fail(source, f'"details" must be a list, got {type(details).__name__}')
+    return ResultsFile(source=source, schema_version=int(version), metrics=metrics, unresolved=unresolved,
+                       complete=complete, gpassk=dict(info),
+                       details=tuple(_question(entry, position, source) for position, entry in enumerate(details)))
+
+
+def _question(entry, position: int, source: str) -> QuestionRecord:
+    where = f"details[{position}]"
+    if not isinstance(entry, Mapping):
+        _fail(source, f"{where} must be an object, got {type(entry).__name__}")
+    for field in ("c", "n"):
+        if not _is_count(entry.get(field)):
+            _fail(source, f'{where}."{field}" must be a count >= 0, got {entry.get(field)!r}')
+    verdicts = entry.get("verdicts", [])
+    if not isinstance(verdicts, list):
+        _fail(source, f'{where}."verdicts" must be a list, got {type(verdicts).__name__}')
+    records = []
+    for index, verdict in enumerate(verdicts):
+        if not isinstance(verdict, Mapping) or verdict.get("correct") not in (True, False, None):
+            _fail(source, f"{where}.verdicts[{index}] must be an object whose \"correct\" is true, false or null")
+        records.append(VerdictRecord(verdict.get("correct"), verdict.get("extracted"), str(verdict.get("reason", "")),
+                                     str(verdict.get("source", ""))))
+    unresolved = entry.get("unresolved", sum(record.correct is None for record in records))
+    if not _is_count(unresolved):
+        _fail(source, f'{where}."unresolved" must be a count >= 0, got {unresolved!r}')
+    if records and (len(records) != entry["n"] or sum(record.correct is True for record in records) != entry["c"]):
+        _fail(source, f"{where}: c={entry['c']}, n={entry['n']} do not match its {len(records)} verdicts")
+    labels = {key: str(value) for key, value in entry.items()
+              if key not in ("id", "c", "n", "unresolved", "verdicts") and isinstance(value, (str, int))}
+    return QuestionRecord(id=str(entry.get("id", position)), c=entry["c"], n=entry["n"], unresolved=unresolved,
+                          labels=labels, verdicts=tuple(records))
+
+
+def load_results(path) -> ResultsFile:
+    """Read and validate a results JSON file (:func:`read_results`); size-capped, one-line errors."""
+    import json
+    import os
+
+    try:
+        size = os.path.getsize(path)
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read ({error.strerror})") from None
+    if size > MAX_RESULTS_BYTES:
+        raise ValueError(f"{path}: {size:,} bytes, over the limit of {MAX_RESULTS_BYTES:,} for a results file")
+    try:
+        with open(path, encoding="utf-8") as file:
+            document = json.load(file)
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not valid JSON ({error.msg} at line {error.lineno})") from None
+    return read_results(document, str(path))
+
+
+def write_results(path, document: Mapping) -> None:
+    """Write a results document atomically, redacted, as indented UTF-8 JSON."""
+    import json
+
+    from gpassk_opencompass.files import write_text_atomic
+    from gpassk_opencompass.redaction import redact_data
+
+    write_text_atomic(path, json.dumps(redact_data(dict(document)), indent=2, ensure_ascii=False) + "\n")
