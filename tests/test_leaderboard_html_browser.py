@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from matplotlib.image import imread
 
 from gpassk_opencompass.cli import main
-from gpassk_opencompass.leaderboard.svg_chart import PALETTE
+from gpassk_opencompass.leaderboard.plots import PALETTE
 from cdp_browser import Chromium, chromium_path
 from leaderboard_workdirs import Spec, read_results, standard_grid, write_run
 
@@ -28,20 +29,46 @@ TABLE_JS = """
 CHART_JS = """
 (() => {
   const section = [...document.querySelectorAll('section.benchmark')].find(s => s.offsetParent !== null);
-  return [...section.querySelectorAll('svg.chart g.series')].map(g => {
-    const line = g.querySelector('polyline').getBoundingClientRect();
+  const chart = section.dataset.chart;
+  return [...section.querySelectorAll('tbody tr')].map(tr => {
+    const line = document.getElementById(chart + '-series-' + tr.dataset.series + '-line');
+    if (!line) return {model: tr.dataset.model, line: null};
+    const path = line.querySelector('path');
+    const box = path.getBoundingClientRect();
     return {
-      model: g.dataset.model,
-      stroke: g.querySelector('polyline').getAttribute('stroke'),
-      width: line.width, height: line.height,
-      points: [...g.querySelectorAll('circle')].map(c => {
-        const box = c.getBoundingClientRect();
-        return [parseFloat(c.dataset.tau), parseFloat(c.dataset.value), box.y + box.height / 2];
+      model: tr.dataset.model, line: line.id,
+      stroke: getComputedStyle(path).stroke,
+      swatch: getComputedStyle(tr.querySelector('.swatch')).backgroundColor,
+      width: box.width, height: box.height,
+      points: [...line.querySelectorAll('use')].map(u => {
+        const b = u.getBoundingClientRect();
+        return [b.x + b.width / 2, b.y + b.height / 2];
       }),
     };
   });
 })()
 """
+
+TAUS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def rgb(hex_colour: str) -> str:
+    return "rgb({}, {}, {})".format(*(int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)))
+
+
+def expected_curves(run_dir: Path, benchmark: str) -> dict[str, list[float]]:
+    """{model: [G-Pass@16_τ for τ in TAUS]} straight from the sampled runs' results files."""
+    return {Path(spec.model_path).name: [read_results(run_dir / "results" / spec.model_abbr /
+                                                      f"{spec.dataset_abbr}.json")[f"G-Pass@16_{tau}"]
+                                         for tau in TAUS]
+            for spec in standard_grid() if spec.benchmark == benchmark and not spec.greedy}
+
+
+def assert_affine(xs: list[float], ys: list[float], tolerance: float = 1.0) -> float:
+    """ys = a + b xs within ``tolerance`` pixels (least squares over every point); returns b."""
+    slope, intercept = np.polyfit(xs, ys, 1)
+    assert max(abs(intercept + slope * x - y) for x, y in zip(xs, ys)) < tolerance
+    return slope
 
 
 def expected_rows(run_dir: Path, benchmark: str) -> dict[str, list[float]]:
@@ -83,17 +110,20 @@ def test_the_page_in_headless_chromium(tmp_path):
         for model, *cells in table["rows"]:
             assert cells == [f"{value:.1f}" for value in expected[model]]
 
-        # the chart drew: a visible line per model through points placed by their values
+        # the chart drew (matplotlib's SVG): a visible line per model, in its row's colour, through
+        # markers placed by the results' values: x affine in τ, y affine in the value, higher is up
         series = page.evaluate(CHART_JS)
-        assert sorted(s["model"] for s in series) == sorted(expected)
+        curves = expected_curves(run_dir, "LiveMathBench-202412")
+        assert sorted(s["model"] for s in series) == sorted(curves)
+        xs, taus, ys, values = [], [], [], []
         for line in series:
             assert line["width"] > 100 and line["height"] > 10
-            assert line["stroke"] in PALETTE
-            assert [tau for tau, _, _ in line["points"]] == [0.0, 0.25, 0.5, 0.75, 1.0]
-            at = {tau: value for tau, value, _ in line["points"]}
-            assert at[0.5] == expected[line["model"]][1] and at[1.0] == expected[line["model"]][3]
-        screen = sorted((y, value) for s in series for _, value, y in s["points"])
-        assert [value for _, value in screen] == sorted((v for _, v in screen), reverse=True)  # higher is up
+            assert line["stroke"] == line["swatch"] and line["stroke"] in {rgb(colour) for colour in PALETTE}
+            assert len(line["points"]) == len(TAUS)
+            for (x, y), tau, value in zip(line["points"], TAUS, curves[line["model"]]):
+                xs.append(x), taus.append(tau), ys.append(y), values.append(value)
+        assert assert_affine(taus, xs) > 100  # τ to the right
+        assert assert_affine(values, ys) < -1  # higher values up
 
         # sorting: a real click on a header, twice
         page.click("section.benchmark.active th:nth-child(2) button")  # Greedy
@@ -109,11 +139,22 @@ def test_the_page_in_headless_chromium(tmp_path):
         (table,) = page.evaluate(TABLE_JS)
         assert [row[0] for row in table["rows"]] == sorted(expected)
 
-        # hovering a row highlights its line
+        # hovering a row highlights its line and legend entry and dims the other lines
         page.evaluate("document.querySelector('section.benchmark.active tbody tr[data-model=\"middle-7b\"]')"
                       ".dispatchEvent(new MouseEvent('mouseenter'))")
-        assert page.evaluate("[...document.querySelectorAll('section.benchmark.active g.series.highlight')]"
-                             ".map(g => g.dataset.model)") == ["middle-7b"]
+        middle = next(line["line"] for line in series if line["model"] == "middle-7b")
+        highlighted = page.evaluate("[...document.querySelectorAll('section.benchmark.active svg .highlight')]"
+                                    ".map(g => g.id)")
+        assert middle in highlighted
+        assert sorted(highlighted) == sorted(middle.replace("-line", f"-{part}") for part in ("line", "key", "label"))
+        opacity = page.evaluate("Object.fromEntries([...document.querySelectorAll("
+                                "'section.benchmark.active svg g[id$=\"-line\"]')]"
+                                ".map(g => [g.id, getComputedStyle(g).opacity]))")
+        assert opacity == {line["line"]: "1" if line["line"] == middle else "0.15" for line in series}
+        assert page.evaluate(f"getComputedStyle(document.querySelector('#{middle} path')).strokeWidth") == "3.5px"
+        page.evaluate("document.querySelector('section.benchmark.active tbody tr[data-model=\"middle-7b\"]')"
+                      ".dispatchEvent(new MouseEvent('mouseleave'))")
+        assert page.evaluate("document.querySelectorAll('section.benchmark.active svg .highlight').length") == 0
 
         # the switcher: click AIME2025
         page.click(".switcher button[data-benchmark='AIME2025']")
@@ -128,7 +169,7 @@ def test_the_page_in_headless_chromium(tmp_path):
 
         shot = page.screenshot(tmp_path / "leaderboard.png")
     pixels = imread(shot)
-    assert pixels.shape[1] == 1200 and pixels.shape[0] > 600
+    assert pixels.shape[1] > 1150 and pixels.shape[0] > 600  # the viewport, less a scrollbar
     colours = {tuple(int(PALETTE[i][j:j + 2], 16) / 255 for j in (1, 3, 5)) for i in range(3)}
     drawn = sum(((abs(pixels[..., :3] - colour).sum(axis=-1) < 0.05).sum() for colour in colours))
     assert drawn > 500  # the three lines' colours are on screen

@@ -130,8 +130,7 @@ def threshold_figure(leaderboard: Leaderboard, benchmark: str) -> Figure:
         series = index[row.label]
         axes.plot(taus, values, marker="o", markersize=4, linewidth=1.8, color=colors[row.label],
                             gid=series_gid(series, "line"))
-        handles.append(Line2D([], [], marker="o", markersize=4, linewidth=1.8, color=colors[row.label],
-                              gid=series_gid(series, "key")))
+        handles.append(Line2D([], [], marker="o", markersize=4, linewidth=1.8, color=colors[row.label]))
     for position, row in enumerate(with_bars):
         taus, lows, highs = (np.asarray(part, dtype=float) for part in zip(*_curve_intervals(row)))
         taus = taus + dodge * (position - (len(with_bars) - 1) / 2)
@@ -147,7 +146,8 @@ def threshold_figure(leaderboard: Leaderboard, benchmark: str) -> Figure:
     if drawn:
         legend = axes.legend(handles, [_literal(row.label) for row in drawn], fontsize=8, loc="center left",
                              bbox_to_anchor=(1.01, 0.5), frameon=False)
-        for row, text in zip(drawn, legend.get_texts()):
+        for row, key, text in zip(drawn, legend.legend_handles, legend.get_texts()):
+            key.set_gid(series_gid(index[row.label], "key"))
             text.set_gid(series_gid(index[row.label], "label"))
         if with_bars:
             axes.text(0.99, 0.99, "bars: the runs' intervals", transform=axes.transAxes, ha="right",
