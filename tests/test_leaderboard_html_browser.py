@@ -10,7 +10,9 @@ from matplotlib.image import imread
 
 from gpassk_opencompass.cli import main
 from gpassk_opencompass.leaderboard.plots import PALETTE
+from gpassk_opencompass.leaderboard.html import render_html
 from cdp_browser import Chromium, chromium_path
+from leaderboard_rows import RankingInfo, board, row
 from leaderboard_workdirs import Spec, read_results, standard_grid, write_run
 
 TS = "20250213_101500"
@@ -192,3 +194,45 @@ def test_a_deep_link_opens_its_benchmark_and_the_comparison_shows(tmp_path):
         assert flagged and all(text.endswith("⚠") for text in flagged)
         assert page.evaluate("document.querySelector('section.benchmark.active td.delta').title") == "published 6.7"
         assert page.console_errors() == []
+
+
+def test_hostile_names_ranks_and_order_marks_in_the_browser(tmp_path):
+    hostile = ["<script>window.injected = 1; alert(1)</script>", '"onmouseover=window.injected=2 x="']
+    rows = [row(hostile[0], [50.0, 60.0, 50.0, 40.0, 45.0], rank=1, rank_interval=(1, 2), order_uncertain=True,
+                curve_intervals=((0.5, 40.0, 60.0), (1.0, 30.0, 50.0))),
+            row(hostile[1], [48.0, 58.0, 48.0, 39.0, 44.0], rank=2, rank_interval=(1, 3)),
+            row("plain", [10.0, 20.0, 10.0, 5.0, 8.0], rank=3, rank_interval=(2, 3))]
+    ranking = RankingInfo(metric="mG-Pass@16", level=0.95, correction="holm", resamples=1000, seed=1)
+    page_path = tmp_path / "board.html"
+    page_path.write_text(render_html(board(rows, ranking=ranking)), encoding="utf-8")
+    with Chromium() as browser:
+        page = browser.new_page(1200, 900)
+        page.navigate(page_path.as_uri())
+        # hover and click everything: an injected handler would run now
+        page.evaluate("document.querySelectorAll('body *').forEach(e => ['mouseover', 'mouseenter', 'click']"
+                      ".forEach(kind => e.dispatchEvent(new MouseEvent(kind, {bubbles: true}))))")
+        assert page.evaluate("window.injected === undefined && document.scripts.length === 1")
+        assert page.evaluate("[...document.querySelectorAll('*')].flatMap(e => [...e.attributes])"
+                             ".filter(a => a.name.startsWith('on')).length") == 0
+        assert not [event for event in browser.events if event["method"] == "Page.javascriptDialogOpening"]
+        assert page.console_errors() == []
+        assert page.evaluate("[...document.querySelectorAll('tbody th')].map(th => th.dataset.sort)") == [
+            *hostile, "plain"]
+        legend = page.evaluate("[...document.querySelectorAll('svg [id$=\"-label\"] text')]"
+                               ".map(t => t.textContent)")
+        assert sorted(legend) == sorted([*hostile, "plain"])
+
+        # the rank column, and the mark between the first two rows while the order is the ranking's
+        page.navigate(page_path.as_uri())  # fresh, unsorted
+        (table,) = page.evaluate(TABLE_JS)
+        assert table["header"][:2] == ["Rank", "LLMs"]
+        assert [cells[0] for cells in table["rows"]] == ["1[1, 2]", "2[1, 3]", "3[2, 3]"]
+        visible = "[...document.querySelectorAll('.order-mark')].filter(m => m.offsetParent !== null).length"
+        assert page.evaluate(visible) == 1
+        page.click("section.benchmark.active th:nth-child(2) button")  # by name: the marks no longer apply
+        assert page.evaluate(visible) == 0
+        page.click("section.benchmark.active th:nth-child(1) button")  # by rank, descending
+        page.click("section.benchmark.active th:nth-child(1) button")  # ascending: the ranking's order again
+        (table,) = page.evaluate(TABLE_JS)
+        assert [cells[0] for cells in table["rows"]] == ["1[1, 2]", "2[1, 3]", "3[2, 3]"]
+        assert page.evaluate(visible) == 1

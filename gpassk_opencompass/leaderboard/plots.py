@@ -135,10 +135,10 @@ def threshold_figure(leaderboard: Leaderboard, benchmark: str) -> Figure:
         taus, lows, highs = (np.asarray(part, dtype=float) for part in zip(*_curve_intervals(row)))
         taus = taus + dodge * (position - (len(with_bars) - 1) / 2)
         series = index[row.label]
-        axes.vlines(taus, lows, highs, colors=colors[row.label], linewidth=1.3, alpha=0.75,
+        axes.vlines(taus, lows, highs, colors=colors[row.label], linewidth=1.2,
                     gid=series_gid(series, "bars"))
         axes.plot(np.concatenate([taus, taus]), np.concatenate([lows, highs]), linestyle="none", marker="_",
-                  markersize=6, color=colors[row.label], alpha=0.75, gid=series_gid(series, "caps"))
+                  markersize=6, color=colors[row.label], gid=series_gid(series, "caps"))
     axes.set(xlim=(-0.03, 1.03), ylim=(0, 100), xlabel="threshold τ",
              ylabel=f"G-Pass@{k}$_τ$ (%)", title=f"G-Pass@{k}$_τ$ on {_literal(benchmark)}")
     axes.set_xticks(_TAUS)
