@@ -62,3 +62,12 @@ def test_the_calibration_plot_refuses_widths_it_cannot_place(realised, message):
     plans = plan_table([0.5] * 30, ns=[8], ks=[4], thresholds=[1.0])
     with pytest.raises(ValueError, match=message):
         calibration_plot(plans, realised)
+
+
+def test_the_docs_page_examples_run():
+    import doctest
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "leaderboard-page.md"
+    result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 5
