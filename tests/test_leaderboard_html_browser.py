@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from matplotlib.image import imread
 
 from gpassk_opencompass.cli import main
-from gpassk_opencompass.leaderboard.svg_chart import PALETTE
+from gpassk_opencompass.leaderboard.plots import PALETTE
+from gpassk_opencompass.leaderboard.html import render_html
 from cdp_browser import Chromium, chromium_path
+from leaderboard_rows import RankingInfo, board, row
 from leaderboard_workdirs import Spec, read_results, standard_grid, write_run
 
 TS = "20250213_101500"
@@ -28,20 +31,46 @@ TABLE_JS = """
 CHART_JS = """
 (() => {
   const section = [...document.querySelectorAll('section.benchmark')].find(s => s.offsetParent !== null);
-  return [...section.querySelectorAll('svg.chart g.series')].map(g => {
-    const line = g.querySelector('polyline').getBoundingClientRect();
+  const chart = section.dataset.chart;
+  return [...section.querySelectorAll('tbody tr')].map(tr => {
+    const line = document.getElementById(chart + '-series-' + tr.dataset.series + '-line');
+    if (!line) return {model: tr.dataset.model, line: null};
+    const path = line.querySelector('path');
+    const box = path.getBoundingClientRect();
     return {
-      model: g.dataset.model,
-      stroke: g.querySelector('polyline').getAttribute('stroke'),
-      width: line.width, height: line.height,
-      points: [...g.querySelectorAll('circle')].map(c => {
-        const box = c.getBoundingClientRect();
-        return [parseFloat(c.dataset.tau), parseFloat(c.dataset.value), box.y + box.height / 2];
+      model: tr.dataset.model, line: line.id,
+      stroke: getComputedStyle(path).stroke,
+      swatch: getComputedStyle(tr.querySelector('.swatch')).backgroundColor,
+      width: box.width, height: box.height,
+      points: [...line.querySelectorAll('use')].map(u => {
+        const b = u.getBoundingClientRect();
+        return [b.x + b.width / 2, b.y + b.height / 2];
       }),
     };
   });
 })()
 """
+
+TAUS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def rgb(hex_colour: str) -> str:
+    return "rgb({}, {}, {})".format(*(int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)))
+
+
+def expected_curves(run_dir: Path, benchmark: str) -> dict[str, list[float]]:
+    """{model: [G-Pass@16_τ for τ in TAUS]} straight from the sampled runs' results files."""
+    return {Path(spec.model_path).name: [read_results(run_dir / "results" / spec.model_abbr /
+                                                      f"{spec.dataset_abbr}.json")[f"G-Pass@16_{tau}"]
+                                         for tau in TAUS]
+            for spec in standard_grid() if spec.benchmark == benchmark and not spec.greedy}
+
+
+def assert_affine(xs: list[float], ys: list[float], tolerance: float = 1.0) -> float:
+    """ys = a + b xs within ``tolerance`` pixels (least squares over every point); returns b."""
+    slope, intercept = np.polyfit(xs, ys, 1)
+    assert max(abs(intercept + slope * x - y) for x, y in zip(xs, ys)) < tolerance
+    return slope
 
 
 def expected_rows(run_dir: Path, benchmark: str) -> dict[str, list[float]]:
@@ -83,17 +112,20 @@ def test_the_page_in_headless_chromium(tmp_path):
         for model, *cells in table["rows"]:
             assert cells == [f"{value:.1f}" for value in expected[model]]
 
-        # the chart drew: a visible line per model through points placed by their values
+        # the chart drew (matplotlib's SVG): a visible line per model, in its row's colour, through
+        # markers placed by the results' values: x affine in τ, y affine in the value, higher is up
         series = page.evaluate(CHART_JS)
-        assert sorted(s["model"] for s in series) == sorted(expected)
+        curves = expected_curves(run_dir, "LiveMathBench-202412")
+        assert sorted(s["model"] for s in series) == sorted(curves)
+        xs, taus, ys, values = [], [], [], []
         for line in series:
             assert line["width"] > 100 and line["height"] > 10
-            assert line["stroke"] in PALETTE
-            assert [tau for tau, _, _ in line["points"]] == [0.0, 0.25, 0.5, 0.75, 1.0]
-            at = {tau: value for tau, value, _ in line["points"]}
-            assert at[0.5] == expected[line["model"]][1] and at[1.0] == expected[line["model"]][3]
-        screen = sorted((y, value) for s in series for _, value, y in s["points"])
-        assert [value for _, value in screen] == sorted((v for _, v in screen), reverse=True)  # higher is up
+            assert line["stroke"] == line["swatch"] and line["stroke"] in {rgb(colour) for colour in PALETTE}
+            assert len(line["points"]) == len(TAUS)
+            for (x, y), tau, value in zip(line["points"], TAUS, curves[line["model"]]):
+                xs.append(x), taus.append(tau), ys.append(y), values.append(value)
+        assert assert_affine(taus, xs) > 100  # τ to the right
+        assert assert_affine(values, ys) < -1  # higher values up
 
         # sorting: a real click on a header, twice
         page.click("section.benchmark.active th:nth-child(2) button")  # Greedy
@@ -109,11 +141,22 @@ def test_the_page_in_headless_chromium(tmp_path):
         (table,) = page.evaluate(TABLE_JS)
         assert [row[0] for row in table["rows"]] == sorted(expected)
 
-        # hovering a row highlights its line
+        # hovering a row highlights its line and legend entry and dims the other lines
         page.evaluate("document.querySelector('section.benchmark.active tbody tr[data-model=\"middle-7b\"]')"
                       ".dispatchEvent(new MouseEvent('mouseenter'))")
-        assert page.evaluate("[...document.querySelectorAll('section.benchmark.active g.series.highlight')]"
-                             ".map(g => g.dataset.model)") == ["middle-7b"]
+        middle = next(line["line"] for line in series if line["model"] == "middle-7b")
+        highlighted = page.evaluate("[...document.querySelectorAll('section.benchmark.active svg .highlight')]"
+                                    ".map(g => g.id)")
+        assert middle in highlighted
+        assert sorted(highlighted) == sorted(middle.replace("-line", f"-{part}") for part in ("line", "key", "label"))
+        opacity = page.evaluate("Object.fromEntries([...document.querySelectorAll("
+                                "'section.benchmark.active svg g[id$=\"-line\"]')]"
+                                ".map(g => [g.id, getComputedStyle(g).opacity]))")
+        assert opacity == {line["line"]: "1" if line["line"] == middle else "0.15" for line in series}
+        assert page.evaluate(f"getComputedStyle(document.querySelector('#{middle} path')).strokeWidth") == "3.5px"
+        page.evaluate("document.querySelector('section.benchmark.active tbody tr[data-model=\"middle-7b\"]')"
+                      ".dispatchEvent(new MouseEvent('mouseleave'))")
+        assert page.evaluate("document.querySelectorAll('section.benchmark.active svg .highlight').length") == 0
 
         # the switcher: click AIME2025
         page.click(".switcher button[data-benchmark='AIME2025']")
@@ -128,7 +171,7 @@ def test_the_page_in_headless_chromium(tmp_path):
 
         shot = page.screenshot(tmp_path / "leaderboard.png")
     pixels = imread(shot)
-    assert pixels.shape[1] == 1200 and pixels.shape[0] > 600
+    assert pixels.shape[1] > 1150 and pixels.shape[0] > 600  # the viewport, less a scrollbar
     colours = {tuple(int(PALETTE[i][j:j + 2], 16) / 255 for j in (1, 3, 5)) for i in range(3)}
     drawn = sum(((abs(pixels[..., :3] - colour).sum(axis=-1) < 0.05).sum() for colour in colours))
     assert drawn > 500  # the three lines' colours are on screen
@@ -151,3 +194,45 @@ def test_a_deep_link_opens_its_benchmark_and_the_comparison_shows(tmp_path):
         assert flagged and all(text.endswith("⚠") for text in flagged)
         assert page.evaluate("document.querySelector('section.benchmark.active td.delta').title") == "published 6.7"
         assert page.console_errors() == []
+
+
+def test_hostile_names_ranks_and_order_marks_in_the_browser(tmp_path):
+    hostile = ["<script>window.injected = 1; alert(1)</script>", '"onmouseover=window.injected=2 x="']
+    rows = [row(hostile[0], [50.0, 60.0, 50.0, 40.0, 45.0], rank=1, rank_interval=(1, 2), order_uncertain=True,
+                curve_intervals=((0.5, 40.0, 60.0), (1.0, 30.0, 50.0))),
+            row(hostile[1], [48.0, 58.0, 48.0, 39.0, 44.0], rank=2, rank_interval=(1, 3)),
+            row("plain", [10.0, 20.0, 10.0, 5.0, 8.0], rank=3, rank_interval=(2, 3))]
+    ranking = RankingInfo(metric="mG-Pass@16", level=0.95, correction="holm", resamples=1000, seed=1)
+    page_path = tmp_path / "board.html"
+    page_path.write_text(render_html(board(rows, ranking=ranking)), encoding="utf-8")
+    with Chromium() as browser:
+        page = browser.new_page(1200, 900)
+        page.navigate(page_path.as_uri())
+        # hover and click everything: an injected handler would run now
+        page.evaluate("document.querySelectorAll('body *').forEach(e => ['mouseover', 'mouseenter', 'click']"
+                      ".forEach(kind => e.dispatchEvent(new MouseEvent(kind, {bubbles: true}))))")
+        assert page.evaluate("window.injected === undefined && document.scripts.length === 1")
+        assert page.evaluate("[...document.querySelectorAll('*')].flatMap(e => [...e.attributes])"
+                             ".filter(a => a.name.startsWith('on')).length") == 0
+        assert not [event for event in browser.events if event["method"] == "Page.javascriptDialogOpening"]
+        assert page.console_errors() == []
+        assert page.evaluate("[...document.querySelectorAll('tbody th')].map(th => th.dataset.sort)") == [
+            *hostile, "plain"]
+        legend = page.evaluate("[...document.querySelectorAll('svg [id$=\"-label\"] text')]"
+                               ".map(t => t.textContent)")
+        assert sorted(legend) == sorted([*hostile, "plain"])
+
+        # the rank column, and the mark between the first two rows while the order is the ranking's
+        page.navigate(page_path.as_uri())  # fresh, unsorted
+        (table,) = page.evaluate(TABLE_JS)
+        assert table["header"][:2] == ["Rank", "LLMs"]
+        assert [cells[0] for cells in table["rows"]] == ["1[1, 2]", "2[1, 3]", "3[2, 3]"]
+        visible = "[...document.querySelectorAll('.order-mark')].filter(m => m.offsetParent !== null).length"
+        assert page.evaluate(visible) == 1
+        page.click("section.benchmark.active th:nth-child(2) button")  # by name: the marks no longer apply
+        assert page.evaluate(visible) == 0
+        page.click("section.benchmark.active th:nth-child(1) button")  # by rank, descending
+        page.click("section.benchmark.active th:nth-child(1) button")  # ascending: the ranking's order again
+        (table,) = page.evaluate(TABLE_JS)
+        assert [cells[0] for cells in table["rows"]] == ["1[1, 2]", "2[1, 3]", "3[2, 3]"]
+        assert page.evaluate(visible) == 1
