@@ -1,12 +1,17 @@
 #!/usr/bin/env python
 """Write one OpenCompass config per run of a G-Pass@k grid, plus manifest.json.
 
-    python save_opencompass_configs.py                       # nono1.py -> ./opencompass_configs
-    python save_opencompass_configs.py -tc opencompass_config_templates/o1.py \\
-        --output_dir configs_o1 --set "temperatures=[0.7,1.0]" n=16 --dry-run
+    python save_opencompass_configs.py                       # quickstart.py -> ./opencompass_configs
+    python save_opencompass_configs.py -tc opencompass_config_templates/nono1.py \\
+        --output_dir configs_nono1 --set "temperatures=[0.7,1.0]" n=16 --dry-run
 
-Then ``opencompass <output_dir>/<file>.py`` runs one of them.  The work is in
-:mod:`gpassk_opencompass.grid.spec` (what to run) and :mod:`gpassk_opencompass.grid.writer`
+The default template, ``quickstart.py``, is the laptop grid: one small model on a local
+OpenAI-compatible server (llama.cpp at http://127.0.0.1:8080/v1), AIME2025, n = 8, the rule
+judge.  ``nono1.py`` and ``o1.py`` are the paper's grids (lmdeploy on CUDA GPUs),
+``self_served.py`` the same on your own server, ``close.py`` on hosted APIs
+(docs/generator.md).  Then ``gpassk grid run <output_dir> -w outputs/`` runs them all.
+
+The work is in :mod:`gpassk_opencompass.grid.spec` (what to run) and :mod:`gpassk_opencompass.grid.writer`
 (rendering, writing); this script only parses arguments.
 """
 
@@ -18,15 +23,22 @@ from pathlib import Path
 
 from loguru import logger
 
-DEFAULT_TEMPLATE = Path(__file__).resolve().parent / "opencompass_config_templates" / "nono1.py"
+DEFAULT_TEMPLATE = Path(__file__).resolve().parent / "opencompass_config_templates" / "quickstart.py"
 DEFAULT_OUTPUT_DIR = "opencompass_configs"
 PROG = "save_opencompass_configs.py"
+EPILOG = """examples:
+  python save_opencompass_configs.py                  # the laptop grid (quickstart.py)
+  python save_opencompass_configs.py -tc opencompass_config_templates/nono1.py --output_dir configs_nono1
+  python save_opencompass_configs.py --set model_url=http://127.0.0.1:11434/v1 server=ollama top_k=None \\
+      repetition_penalty=None "models=[{'path': 'qwen2.5:0.5b'}]"    # the laptop grid on Ollama
+then: gpassk grid run opencompass_configs -w outputs/ (docs/grid.md); templates: docs/generator.md"""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0],
+                                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-tc", "--config_template_file", default=str(DEFAULT_TEMPLATE), metavar="TEMPLATE",
-                        help="grid template (default: %(default)s)")
+                        help="grid template (default: opencompass_config_templates/quickstart.py, the laptop grid)")
     parser.add_argument("--output_dir", default=DEFAULT_OUTPUT_DIR, metavar="DIR",
                         help="where the configs and manifest.json go (default: %(default)s)")
     parser.add_argument("--set", nargs="+", action="extend", default=[], metavar="KEY=VALUE",

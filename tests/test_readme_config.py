@@ -1,4 +1,4 @@
-"""The README's complete GPassKEvaluator config is a real, loadable OpenCompass config."""
+"""The complete GPassKEvaluator config of docs/evaluator.md is a real, loadable OpenCompass config."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from mmengine.config import Config
 from gpassk_opencompass import GPassKEvaluator
 from gpassk_opencompass.plugin.models import OfflineOpenAISDK
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "evaluator.md"
 
 
 def readme_config() -> str:
-    text = README.read_text(encoding="utf-8")
-    match = re.search(r"<!-- README config: loaded by tests/test_readme_config.py -->\n```python\n(.*?)```",
+    text = PAGE.read_text(encoding="utf-8")
+    match = re.search(r"<!-- evaluator config: loaded by tests/test_readme_config.py -->\n```python\n(.*?)```",
                       text, re.S)
-    assert match, "the README lost its config block"
+    assert match, "docs/evaluator.md lost its config block"
     return match.group(1)
 
 

@@ -38,8 +38,8 @@ def read_manifest(directory: Path) -> dict:
     return json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
 
 
-def test_templates_directory_has_the_four_templates():
-    assert [path.name for path in TEMPLATES] == ["close.py", "nono1.py", "o1.py", "self_served.py"]
+def test_templates_directory_has_the_five_templates():
+    assert [path.name for path in TEMPLATES] == ["close.py", "nono1.py", "o1.py", "quickstart.py", "self_served.py"]
 
 
 @pytest.mark.parametrize("template", TEMPLATES, ids=lambda path: path.name)
@@ -243,13 +243,20 @@ def test_dry_run_prints_and_writes_nothing(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
-def test_bare_run_uses_nono1_and_opencompass_configs(tmp_path, monkeypatch, capsys):
+def test_bare_run_writes_the_laptop_grid_to_opencompass_configs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert script.main([]) == 0
     document = read_manifest(tmp_path / "opencompass_configs")
-    assert document["template"].endswith("opencompass_config_templates/nono1.py")
-    assert len(document["runs"]) == 9 * 2 * 6
-    assert capsys.readouterr().out == "wrote 108 configs + manifest.json to opencompass_configs\n"
+    assert document["template"].endswith("opencompass_config_templates/quickstart.py")
+    assert capsys.readouterr().out == "wrote 2 configs + manifest.json to opencompass_configs\n"
+    greedy, sampled = sorted(document["runs"], key=lambda run: run["n"])
+    assert (greedy["greedy"], greedy["n"], sampled["greedy"], sampled["n"], sampled["k"]) == (True, 1, False, 8, [4, 8])
+    assert {run["benchmark"] for run in document["runs"]} == {"AIME2025"}
+    for run in document["runs"]:  # a local llama.cpp server, no GPU, the rule judge
+        config = Config.fromfile(str(tmp_path / "opencompass_configs" / run["file"]))
+        assert config.models[0]["openai_api_base"] == "http://127.0.0.1:8080/v1" and run["server"] == "llama.cpp"
+        assert config.models[0]["run_cfg"]["num_gpus"] == 0
+        assert config.datasets[0]["eval_cfg"]["evaluator"].get("url") in (None, [], "")
 
 
 def test_llama_cpp_gets_its_own_name_for_the_repetition_penalty(tmp_path):

@@ -1,0 +1,71 @@
+"""The README's laptop walkthrough, literally, with a loopback server playing llama.cpp.
+
+Steps as the README gives them: ``python save_opencompass_configs.py`` (the default,
+quickstart template; only ``model_url`` points at the loopback server), the data under
+``~/.cache/opencompass/data`` with ``COMPASS_DATA_CACHE`` unset, ``gpassk data check
+AIME2025``, ``gpassk grid run opencompass_configs -w outputs/`` (real ``opencompass``
+processes), then ``gpassk leaderboard outputs/ --k 8 --manifest … -o
+outputs/leaderboard.html``; the printed row must be the exact G-Pass@8 of the scripted
+answers (``tests/exact.py``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+from exact import exact_mean
+from opencompass_e2e import ScriptedModel, TinyQuestion
+from tiny_data import write_aime2025
+
+from gpassk_opencompass.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+MODEL = "qwen2.5-0.5b-instruct"  # the quickstart template's model name
+N = 8
+CORRECT = [8, 5, 3, 0]  # right answers out of the 8 samples, per question
+
+
+def _save_configs(*argv: str) -> int:
+    spec = importlib.util.spec_from_file_location("save_opencompass_configs", REPO / "save_opencompass_configs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.main(list(argv))
+
+
+def test_laptop_walkthrough_ends_in_an_exact_leaderboard(tmp_path, monkeypatch, loopback_openai, capsys):
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("COMPASS_DATA_CACHE", "DATASET_SOURCE"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.setenv(name, "1")
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "no-tiktoken"))
+    work = tmp_path / "repo"
+    work.mkdir()
+    monkeypatch.chdir(work)
+
+    questions = [TinyQuestion("all", "en", f"Compute {i} + {i * 7}.", str(8 * i), {MODEL: c})
+                 for i, c in enumerate(CORRECT, start=1)]
+    write_aime2025(home / ".cache" / "opencompass", [(q.question, q.answer) for q in questions])
+    server = loopback_openai(ScriptedModel(questions, N), model_name=MODEL)
+
+    assert _save_configs("--set", f"model_url={server.url}") == 0
+    assert capsys.readouterr().out == "wrote 2 configs + manifest.json to opencompass_configs\n"
+    assert main(["data", "check", "AIME2025"]) == 0  # 4 questions, not 15: a warning, still usable
+    capsys.readouterr()
+
+    assert main(["grid", "run", "opencompass_configs", "-w", "outputs/", "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["leaderboard", "outputs/", "--k", "8", "--manifest", "opencompass_configs/manifest.json",
+                 "-o", "outputs/leaderboard.html"]) == 0
+    assert (work / "outputs" / "leaderboard.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert main(["leaderboard", "outputs/", "--k", "8", "--manifest", "opencompass_configs/manifest.json",
+                 "--format", "json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out).values()
+    greedy = 100 * sum(c > 0 for c in CORRECT) / len(CORRECT)  # a greedy request is right iff the model ever is
+    assert row["Greedy"]["AIME2025"] == greedy
+    for tau in ("0.5", "0.75", "1.0"):
+        assert abs(row[f"G-Pass@8-{tau}"]["AIME2025"] - exact_mean(CORRECT, N, 8, tau)) < 1e-9
+    assert abs(row["mG-Pass@8"]["AIME2025"] - exact_mean(CORRECT, N, 8)) < 1e-9
