@@ -53,6 +53,12 @@ def synthetic_counts(p: float, questions: int, n: int, seed: int) -> list[int]:
     return counts
 
 
+def details(counts: list[int], n: int, ids: list[str] | None = None) -> list[dict]:
+    """The results' per-question ``details`` (id, c, n) as GPassKEvaluator records them (verdicts left out)."""
+    ids = ids or [f"q{index}" for index in range(len(counts))]
+    return [{"id": question, "c": c, "n": n, "unresolved": 0} for question, c in zip(ids, counts)]
+
+
 def gpassk_block(benchmark: str | None, ks, n: int, thresholds=THRESHOLDS, uncertainty=None) -> dict:
     return {"benchmark": benchmark, "k": list(ks), "n": n, "thresholds": list(thresholds),
             "judge": "rule", "prompt_version": None, "uncertainty": uncertainty or {},
@@ -112,10 +118,14 @@ class Spec:
     def dataset_abbr(self) -> str:
         return f"{self.benchmark}_k{'-'.join(map(str, self.ks))}_n{self.n}"
 
+    def counts(self) -> list[int]:
+        return synthetic_counts(self.p, self.questions, self.n, self.seed)
+
     def results(self, with_block: bool = True) -> dict:
         results = dict(_exact_results_cached(self.p, self.questions, self.n, self.ks, self.seed))
         if with_block:
             results["gpassk"] = {**gpassk_block(self.benchmark, self.ks, self.n), "questions": self.questions}
+            results["details"] = details(self.counts(), self.n)
         return results
 
 

@@ -106,3 +106,47 @@ def test_user_mistakes_are_one_line_and_exit_2(outputs, capsys, monkeypatch, tmp
 def test_a_missing_outputs_folder(tmp_path, capsys):
     assert main(["leaderboard", str(tmp_path / "nowhere")]) == 2
     assert "is not a directory; expected an OpenCompass work dir" in capsys.readouterr().err
+
+
+# --- the k of the columns -------------------------------------------------------------------
+
+def self_served_grid() -> list[Spec]:
+    """Runs as the self-served template makes them: k = [4, 8], plus greedy."""
+    return [Spec("acme/alpha-7b", "AIME2025", 0.7, 8, (4, 8), 0.6),
+            Spec("acme/beta-7b", "AIME2025", 0.7, 8, (4, 8), 0.3, seed=1),
+            Spec("acme/alpha-7b", "AIME2025", 0.0, 1, (1,), 0.6, seed=2)]
+
+
+def test_without_k_the_largest_shared_k_is_used_and_named(tmp_path, capsys):
+    write_run(tmp_path / "outputs", TS, self_served_grid())
+    assert main(["leaderboard", str(tmp_path / "outputs")]) == 0
+    captured = capsys.readouterr()
+    assert "INFO: k = 8: the largest k all 2 sampled runs were scored at (present: 4, 8; choose another " \
+           "with --k)" in captured.err
+    alpha = read_results(tmp_path / "outputs" / TS / "results" / "alpha-7b_t0-7" / "AIME2025_k4-8_n8.json")
+    assert "| LLMs | Greedy | G-Pass@8_0.5 | G-Pass@8_0.75 | G-Pass@8_1.0 | mG-Pass@8 |" in captured.out
+    assert f"{alpha['mG-Pass@8']:.1f} |" in captured.out
+    assert main(["leaderboard", str(tmp_path / "outputs"), "--k", "4"]) == 0
+    assert "| mG-Pass@4 |" in capsys.readouterr().out
+
+
+def test_a_k_no_run_has_is_an_error_naming_the_k_present(tmp_path, capsys):
+    write_run(tmp_path / "outputs", TS, self_served_grid())
+    assert main(["leaderboard", str(tmp_path / "outputs"), "--k", "16", "--plots", str(tmp_path / "plots")]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip().splitlines()[-1] == (
+        "gpassk leaderboard: error: no sampled run was scored at k = 16; the runs have k = 4, 8 (pass --k with "
+        "one of those, or leave --k out to use the largest shared one)")
+    assert captured.out == "" and not (tmp_path / "plots").exists()
+
+
+def test_runs_without_a_shared_k_use_the_k_most_have(tmp_path, capsys):
+    specs = [Spec("acme/a", "AIME2025", 0.7, 16, (16,), 0.5), Spec("acme/b", "AIME2025", 0.7, 16, (16,), 0.4),
+             Spec("acme/c", "AIME2025", 0.7, 8, (4, 8), 0.5)]
+    write_run(tmp_path / "outputs", TS, specs)
+    assert main(["leaderboard", str(tmp_path / "outputs")]) == 0
+    captured = capsys.readouterr()
+    assert ("INFO: k = 16: no k is shared by all 3 sampled runs; 16 is the largest of those most runs (2) have "
+            "(present: 4, 8, 16; choose another with --k); the runs without it are left out") in captured.err
+    assert "c on AIME2025 was scored at k = [4, 8], not 16; left out" in captured.err
+    assert "| a |" in captured.out and "| c |" not in captured.out

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from gpassk_opencompass.cli import main
 from gpassk_opencompass.leaderboard import collect_runs
 from leaderboard_workdirs import (
     Spec,
@@ -48,7 +49,7 @@ def test_runs_are_identified_from_the_saved_config(tmp_path):
         results_path = run_dir / "results" / spec.model_abbr / f"{spec.dataset_abbr}.json"
         assert run.results_path == results_path
         on_disk = read_results(results_path)
-        assert dict(run.metrics) == {key: value for key, value in on_disk.items() if key != "gpassk"}
+        assert dict(run.metrics) == {key: value for key, value in on_disk.items() if key not in ("gpassk", "details")}
         assert run.thresholds == (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
@@ -223,3 +224,68 @@ def test_overlapping_paths_read_each_run_once(tmp_path):
     write_run(tmp_path / "outputs", TS, standard_grid()[:2])
     collection = collect_runs([tmp_path / "outputs", tmp_path / "outputs" / TS, tmp_path])
     assert len(collection.runs) == 2 and messages(collection) == []
+
+
+# --- where the manifest is found ------------------------------------------------------------
+
+def grid_launch_layout(tmp_path: Path, specs: list[Spec], launched: list[Spec]) -> tuple[Path, Path]:
+    """``gpassk grid run configs/ -w work/``: one work dir per config, a launch log naming the config,
+    results without a saved config (so only the manifest identifies them)."""
+    configs = tmp_path / "configs"
+    manifest = write_manifest(configs, specs, display_names={"acme/strong-math-7b": "Strong-Math"})
+    for spec in launched:
+        stem = f"{spec.model_abbr}@{spec.dataset_abbr}"
+        run_dir = write_run(tmp_path / "work" / stem, TS, [spec], with_config=False)
+        (run_dir / f"gpassk_launch_{TS}.log").write_text(
+            f"# opencompass {configs / (stem + '.py')} -w {tmp_path / 'work' / stem} -r {TS}\n# start at {TS}\n",
+            encoding="utf-8")
+    return manifest, tmp_path / "work"
+
+
+def test_the_manifest_beside_the_launched_configs_is_found(tmp_path):
+    specs = standard_grid()[:4]
+    manifest, work = grid_launch_layout(tmp_path, specs, specs)
+    collection = collect_runs([work])
+    assert collection.manifests == (manifest,)
+    assert sorted(run.display_name for run in collection.runs) == ["Strong-Math"] * 4
+    assert collection.missing == ()
+
+
+def test_runs_the_manifest_expects_without_results_are_listed(tmp_path, capsys):
+    specs = standard_grid()[:4]
+    manifest, work = grid_launch_layout(tmp_path, specs, specs[:3])
+    collection = collect_runs([work])
+    assert [(run.model_abbr, run.dataset_abbr, run.benchmark, run.manifest) for run in collection.missing] == [
+        (specs[3].model_abbr, specs[3].dataset_abbr, "AIME2025", manifest)]
+    assert main(["leaderboard", str(work)]) == 1
+    captured = capsys.readouterr()
+    assert (f"WARNING: expected but without results: Strong-Math on AIME2025 (results/{specs[3].model_abbr}/"
+            f"{specs[3].dataset_abbr}.json, listed in {manifest})") in captured.err
+    assert "ERROR: missing: 1 run(s) the manifest lists have no results" in captured.err
+    assert f"no results: Strong-Math on AIME2025 (results/{specs[3].model_abbr}" in captured.out
+    assert main(["leaderboard", str(work), "--benchmarks", "LiveMathBench-202412"]) == 0  # not a wanted run
+    assert "no results:" not in capsys.readouterr().out
+    assert main(["leaderboard", str(work), "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["missing"] == [{"model_abbr": specs[3].model_abbr, "dataset_abbr": specs[3].dataset_abbr,
+                                    "display_name": "Strong-Math", "benchmark": "AIME2025",
+                                    "manifest": str(manifest)}]
+
+
+def test_a_launch_log_naming_a_config_folder_without_manifest_is_a_notice(tmp_path):
+    specs = standard_grid()[:1]
+    _, work = grid_launch_layout(tmp_path, specs, specs)
+    (tmp_path / "configs" / "manifest.json").unlink()
+    collection = collect_runs([work])
+    assert collection.runs == () and collection.manifests == ()
+    assert any("says the run was launched from" in m and "--manifest" in m for m in messages(collection))
+
+
+def test_manifest_given_overrides_the_ones_found(tmp_path):
+    specs = standard_grid()[:2]
+    write_run(tmp_path / "outputs", TS, specs, with_config=False)
+    write_manifest(tmp_path / "outputs", specs, display_names={"acme/strong-math-7b": "Found"})
+    given = write_manifest(tmp_path / "elsewhere", specs, display_names={"acme/strong-math-7b": "Given"})
+    assert {run.display_name for run in collect_runs([tmp_path / "outputs"]).runs} == {"Found"}
+    collection = collect_runs([tmp_path / "outputs"], manifests=[given])
+    assert {run.display_name for run in collection.runs} == {"Given"} and collection.manifests == (given,)

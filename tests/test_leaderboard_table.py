@@ -272,13 +272,14 @@ def runs(draw):
     drawn = []
     for index in range(draw(st.integers(0, 14))):
         greedy = draw(st.booleans())
-        values = {} if greedy else {key: draw(metric) for key in SAMPLED}
+        ks = (1,) if greedy else draw(st.sampled_from([(16,), (4, 8)]))
+        values = {} if greedy else {key.replace("@16", f"@{max(ks)}"): draw(metric) for key in SAMPLED}
         if greedy:
             values["accuracy"] = draw(metric)
         drawn.append(RunResult(
             results_path=Path(f"r{index}.json"), model_abbr=f"m{index}", dataset_abbr=f"d{index}",
             display_name=draw(st.sampled_from(MODELS)), benchmark=draw(st.sampled_from(BENCHMARKS)),
-            greedy=greedy, n=1 if greedy else 32, k=(1,) if greedy else draw(st.sampled_from([(16,), (4, 8)])),
+            greedy=greedy, n=1 if greedy else 32, k=ks,
             temperature=0.0 if greedy else draw(st.sampled_from([0.7, 1.0])),
             metrics={key: value for key, value in values.items() if value is not None},
             written=draw(st.integers(0, 5))))
@@ -288,17 +289,22 @@ def runs(draw):
 @settings(max_examples=150, deadline=None)
 @given(runs())
 def test_properties_of_any_leaderboard(drawn):
-    board = build_leaderboard(drawn)
+    board = build_leaderboard(drawn)  # k chosen from the runs
+    sampled_ks = [run.k for run in drawn if not run.greedy]
+    if sampled_ks:  # the k most sampled runs have, the largest among equals
+        tally = {k: sum(k in ks for ks in sampled_ks) for ks in sampled_ks for k in ks}
+        assert (tally[board.k], board.k) == max((count, k) for k, count in tally.items())
+    mg_label = f"mG-Pass@{board.k}"
     for table in board.tables:
-        mg = [row.cells["mG-Pass@16"].value for row in table.rows]
+        mg = [row.cells[mg_label].value for row in table.rows]
         present = [value for value in mg if value is not None]
         assert present == sorted(present) and mg[:len(present)] == present  # ascending, missing last
         assert len({row.label for row in table.rows}) == len(table.rows)
         for row in table.rows:
             sampled = [run for run in drawn if run.benchmark == table.benchmark and not run.greedy
-                       and run.display_name == row.model and 16 in run.k
+                       and run.display_name == row.model and board.k in run.k
                        and (row.temperature is None or run.temperature == row.temperature)]
-            if sampled and row.cells["mG-Pass@16"].value is not None:
+            if sampled and row.cells[mg_label].value is not None:
                 newest = max(run.written for run in sampled)
                 source = next(run for run in drawn if run.results_path == row.sources[0])
                 assert source.written == newest  # the newest of its group

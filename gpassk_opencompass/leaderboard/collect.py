@@ -10,8 +10,21 @@ OpenCompass lays a run out as (``opencompass/cli/main.py``,
 
 Any directory with a ``results/`` folder is a run; the paths given may be runs
 themselves, ``-w`` work dirs holding timestamped runs, or any folder above them.
-A generator ``manifest.json`` found anywhere under those paths (or given
-explicitly) is matched to results by its exact ``(model_abbr, dataset_abbr)``.
+
+The generator's ``manifest.json`` is matched to results by its exact
+``(model_abbr, dataset_abbr)``; it is found in this order:
+
+1. ``manifests`` (``--manifest``): when given, these and only these are used;
+2. every ``manifest.json`` under the paths;
+3. the ``manifest.json`` beside the config a run was launched from, as
+   ``gpassk grid run`` records it in the first line of the run's launch log
+   (``<run>/gpassk_launch_<timestamp>.log``: ``# opencompass CONFIG -w …``).
+   OpenCompass itself records no config path (it dumps the config's contents
+   to ``<run>/configs/``), so a run launched by hand has its manifest found
+   by 1 or 2 only.
+
+Runs a manifest lists whose results file exists nowhere under the paths are
+returned as :class:`MissingRun` s.
 
 Nothing here raises for a bad run: a corrupt or partial one becomes a
 :class:`Notice` and the rest are still read.  Only a path that does not exist,
@@ -22,13 +35,14 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from tqdm import tqdm
 
 from gpassk_opencompass.leaderboard.identify import UnidentifiedRun, identify_run
-from gpassk_opencompass.leaderboard.records import Collection, Notice, RunResult
+from gpassk_opencompass.leaderboard.records import Collection, MissingRun, Notice, RunResult
 from gpassk_opencompass.plugin.runs import (
     UnreadableConfig,
     find_entry,
@@ -37,6 +51,8 @@ from gpassk_opencompass.plugin.runs import (
 )
 
 MANIFEST_NAME = "manifest.json"
+#: ``gpassk grid run`` logs each launch to ``<run>/gpassk_launch_<timestamp>.log``, first line ``# <command>``.
+LAUNCH_LOG_GLOB = "gpassk_launch_*.log"
 
 ManifestIndex = Mapping[tuple[str, str], Mapping]
 
@@ -62,23 +78,108 @@ def collect_runs(paths: Sequence[Path | str], manifests: Sequence[Path | str] = 
             raise ValueError(f"{str(root)!r} is not a directory; expected an OpenCompass work dir "
                              "(the -w folder or one of its <timestamp> runs)")
     notices: list[Notice] = []
-    manifest_index = _index_manifests([Path(path) for path in manifests], notices, strict=True)
+    given = [Path(path) for path in manifests]
+    origins: dict[tuple[str, str], Path] = {}  # which manifest each entry came from
+    manifest_index = _index_manifests(given, notices, strict=True, origins=origins)
     run_dirs: dict[Path, Path] = {}  # resolved -> as given; overlapping OUTPUTS read each run once
+    found: dict[Path, Path] = {}  # manifests found by looking around, resolved -> as found
     for root in roots:
         runs_here, manifests_here = _discover(root)
         if not runs_here:
             notices.append(Notice(f"no results/ folder under {root}", root))
         for run_dir in runs_here:
             run_dirs.setdefault(run_dir.resolve(), run_dir)
-        manifest_index.update(_index_manifests(manifests_here, notices, strict=False))
+        for manifest in manifests_here:
+            found.setdefault(manifest.resolve(), manifest)
     if not run_dirs:
         raise ValueError(
             f"no OpenCompass results under {', '.join(map(str, roots))}; expected "
             "<work_dir>/<timestamp>/results/<model_abbr>/<dataset_abbr>.json")
+    if not given:
+        for manifest in launched_from_manifests(run_dirs.values(), notices):
+            found.setdefault(manifest.resolve(), manifest)
+        manifest_index = _index_manifests(found.values(), notices, strict=False, origins=origins)
+    used = tuple(given) if given else tuple(found.values())
     runs: list[RunResult] = []
+    seen: set[tuple[str, str]] = set()
     for run_dir in tqdm(run_dirs.values(), desc="reading runs", unit="run", disable=None, leave=False):
+        seen.update((path.parent.name, path.stem) for path in _results_files(run_dir))
         runs += _read_run_dir(run_dir, manifest_index, notices)
-    return Collection(runs=tuple(runs), notices=tuple(notices))
+    missing = tuple(_missing_run(entry, origins[key]) for key, entry in manifest_index.items() if key not in seen)
+    return Collection(runs=tuple(runs), notices=tuple(notices), manifests=used, missing=missing)
+
+
+def launched_from_manifests(run_dirs: Iterable[Path], notices: list[Notice]) -> list[Path]:
+    """The ``manifest.json`` beside each config the runs were launched from, per their launch logs.
+
+    A launch log names its config in its first line (``# opencompass CONFIG -w …``,
+    see :mod:`gpassk_opencompass.grid.launch`); a relative config path is taken
+    relative to the current folder.  A config folder without a manifest is a notice.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     run = Path(tmp, "work", "m@d", "20250101_120000")
+    ...     run.mkdir(parents=True)
+    ...     configs = Path(tmp, "configs")
+    ...     configs.mkdir()
+    ...     _ = (configs / "manifest.json").write_text('{"runs": []}')
+    ...     _ = (run / "gpassk_launch_20250101_120000.log").write_text(
+    ...         f"# opencompass {configs / 'm@d.py'} -w work/m@d -r 20250101_120000\\n# start\\n")
+    ...     launched_from_manifests([run], []) == [configs / "manifest.json"]
+    True
+    """
+    manifests: dict[Path, Path] = {}
+    absent: set[Path] = set()
+    for run_dir in run_dirs:
+        for log in sorted(Path(run_dir).glob(LAUNCH_LOG_GLOB)):
+            config = launch_log_config(log)
+            if config is None:
+                continue
+            manifest = config.parent / MANIFEST_NAME
+            if manifest.is_file():
+                manifests.setdefault(manifest.resolve(), manifest)
+            elif config.parent not in absent:
+                absent.add(config.parent)
+                notices.append(Notice(
+                    f"{log} says the run was launched from {config}, but {manifest} does not exist "
+                    "(from the current folder); pass the generator's manifest with --manifest", log))
+    return list(manifests.values())
+
+
+def launch_log_config(log: Path) -> Path | None:
+    """The config a ``gpassk grid run`` launch log names in its first line, or ``None``.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     log = Path(tmp, "gpassk_launch_20250101_120000.log")
+    ...     _ = log.write_text("# opencompass 'my configs/m@d.py' -w out/m@d -r 20250101_120000\\n")
+    ...     launch_log_config(log)
+    PosixPath('my configs/m@d.py')
+    """
+    try:
+        with open(log, encoding="utf-8", errors="replace") as file:
+            first = file.readline(4096)
+    except OSError:
+        return None
+    if not first.startswith("# "):
+        return None
+    try:
+        words = shlex.split(first[2:])
+    except ValueError:
+        return None
+    configs = [word for word in words[1:] if word.endswith(".py") and not word.startswith("-")]
+    return Path(configs[0]) if configs else None
+
+
+def _missing_run(entry: Mapping, manifest: Path) -> MissingRun:
+    temperature = entry.get("temperature")
+    return MissingRun(
+        manifest=manifest, model_abbr=str(entry["model_abbr"]), dataset_abbr=str(entry["dataset_abbr"]),
+        display_name=entry.get("display_name") if isinstance(entry.get("display_name"), str) else None,
+        benchmark=entry.get("benchmark") if isinstance(entry.get("benchmark"), str) else None,
+        temperature=float(temperature) if isinstance(temperature, (int, float))
+        and not isinstance(temperature, bool) else None,
+        greedy=entry.get("greedy") if isinstance(entry.get("greedy"), bool) else None)
 
 
 def read_manifest(path: Path) -> ManifestIndex:
@@ -112,9 +213,11 @@ def _discover(root: Path) -> tuple[list[Path], list[Path]]:
     return run_dirs, manifests
 
 
-def _index_manifests(paths: Iterable[Path], notices: list[Notice], strict: bool) -> dict[tuple[str, str], Mapping]:
+def _index_manifests(paths: Iterable[Path], notices: list[Notice], strict: bool,
+                     origins: dict[tuple[str, str], Path]) -> dict[tuple[str, str], Mapping]:
     """Manifest runs by ``(model_abbr, dataset_abbr)``; an unreadable manifest raises when
-    ``strict`` (given with --manifest), else it is a notice (found by looking around)."""
+    ``strict`` (given with --manifest), else it is a notice (found by looking around).
+    ``origins`` gets the manifest each entry was taken from."""
     index: dict[tuple[str, str], Mapping] = {}
     for path in paths:
         try:
@@ -130,6 +233,7 @@ def _index_manifests(paths: Iterable[Path], notices: list[Notice], strict: bool)
                     f"manifests disagree about model {key[0]!r} on dataset {key[1]!r}; "
                     f"using the one in {path}", path))
             index[key] = run
+            origins[key] = path
     return index
 
 

@@ -136,9 +136,7 @@ def compare_with_published(leaderboard: Leaderboard, published: PublishedLeaderb
             model = published.match(row.model)
             if model is None and row.model not in unmatched:
                 unmatched.add(row.model)
-                notices.append(Notice(f"{row.model} is not among the published models, so it has no Δ; "
-                                      "if it is one under another name, set display_name in the "
-                                      "generator's manifest"))
+                notices.append(Notice(unpublished_hint(row.model, published)))
             cells = {column.label: replace(
                 row.cells[column.label],
                 published=None if model is None else published.value(model, column.json_name,
@@ -148,6 +146,21 @@ def compare_with_published(leaderboard: Leaderboard, published: PublishedLeaderb
         tables.append(replace(table, rows=tuple(rows)))
     return replace(leaderboard, tables=tuple(tables), notices=tuple(notices),
                    comparison=Comparison(source=published.source, tolerance=tolerance))
+
+
+def unpublished_hint(model: str, published: PublishedLeaderboard) -> str:
+    """What to do about a row whose model is not among the published ones.
+
+    >>> print(unpublished_hint("qwen7b-sft", load_published()))  # doctest: +ELLIPSIS
+    qwen7b-sft is not among the published models: Δ columns are filled only for published models (...). Its name is the model path's last component, or name= in the generator template's model entry (dict(path=..., name='Qwen2.5-7B-Instruct'), recorded as display_name in manifest.json); if it is a published model under another name, set that name and generate the configs again, or edit display_name in the manifest the leaderboard reads
+    """
+    names = sorted(published.values)
+    shown = ", ".join(names[:4]) + (f", … ({len(names)} in all)" if len(names) > 4 else "")
+    return (f"{model} is not among the published models: Δ columns are filled only for published models "
+            f"({shown}). Its name is the model path's last component, or name= in the generator template's "
+            "model entry (dict(path=..., name='Qwen2.5-7B-Instruct'), recorded as display_name in "
+            "manifest.json); if it is a published model under another name, set that name and generate "
+            "the configs again, or edit display_name in the manifest the leaderboard reads")
 
 
 def _is_leaderboard_shape(values: object) -> bool:

@@ -134,10 +134,19 @@ class RunResult:
 
 @dataclass(frozen=True)
 class Collection:
-    """What reading a set of OpenCompass work dirs produced."""
+    """What reading a set of OpenCompass work dirs produced.
+
+    Attributes:
+        runs: the identified results files.
+        notices: what was skipped or doubtful.
+        manifests: the generator manifests used, in the order they were found.
+        missing: runs those manifests list whose results were not found.
+    """
 
     runs: tuple[RunResult, ...]
     notices: tuple[Notice, ...] = ()
+    manifests: tuple[Path, ...] = ()
+    missing: tuple[MissingRun, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -196,6 +205,14 @@ class Row:
         published_model: the published model this row was compared with.
         sources: the results files the row was built from.
         unresolved: what is missing from the incomplete ones among them.
+        curve_intervals: ``(τ, ci_low, ci_high)`` of the sampled run's
+            G-Pass@k_τ, τ ascending, from the results' ``gpassk.uncertainty``
+            (only the τ it has intervals for).
+        rank: the row's competition rank by the ranking metric (1 = best), when
+            ranks were asked for (:attr:`Leaderboard.ranking`).
+        rank_interval: ``(best, worst)`` plausible rank under resampling the questions.
+        order_uncertain: the order between this row and the next row of its
+            table is not significant at the ranking's level.
     """
 
     label: str
@@ -206,6 +223,10 @@ class Row:
     published_model: str | None = None
     sources: tuple[Path, ...] = ()
     unresolved: tuple[Unresolved, ...] = ()
+    curve_intervals: tuple[tuple[float, float, float], ...] = ()
+    rank: int | None = None
+    rank_interval: tuple[int, int] | None = None
+    order_uncertain: bool = False
 
 
 @dataclass(frozen=True)
@@ -235,6 +256,69 @@ class Comparison:
 
 
 @dataclass(frozen=True)
+class RankingInfo:
+    """How a leaderboard's ranks and adjacent-row significance were computed.
+
+    Attributes:
+        metric: the results key ranked on (``mG-Pass@16``); higher is better.
+        level: the confidence level of the rank intervals (``0.95``); adjacent
+            rows are tested at ``1 - level``.
+        correction: the multiple-comparison correction of the adjacent tests,
+            ``"holm"`` (over the pairs of a table) or ``"none"``.
+        resamples: bootstrap resamples of the questions (and random sign
+            vectors when a pair differs on more than 20 questions).
+        seed: seeds both.
+
+    >>> RankingInfo("mG-Pass@16", 0.95, "holm", 2000, 0).alpha
+    0.05
+    """
+
+    metric: str
+    level: float
+    correction: str
+    resamples: int
+    seed: int
+
+    @property
+    def alpha(self) -> float:
+        """The significance level of the adjacent tests, ``1 - level``."""
+        return round(1.0 - self.level, 12)
+
+
+@dataclass(frozen=True)
+class MissingRun:
+    """A run a generator manifest expects whose results were not found.
+
+    Attributes:
+        manifest: the manifest that lists it.
+        model_abbr: its model abbr (the results folder it should be in).
+        dataset_abbr: its dataset abbr (the results file stem).
+        display_name: the model's name, as the manifest gives it.
+        benchmark: the benchmark, as the manifest gives it.
+        temperature: the sampling temperature, as the manifest gives it.
+        greedy: whether it is the greedy run.
+
+    >>> MissingRun(Path("configs/manifest.json"), "m_t0-7", "AIME2025_k16_n48", "m", "AIME2025").describe()
+    'm on AIME2025 (results/m_t0-7/AIME2025_k16_n48.json, listed in configs/manifest.json)'
+    """
+
+    manifest: Path
+    model_abbr: str
+    dataset_abbr: str
+    display_name: str | None = None
+    benchmark: str | None = None
+    temperature: float | None = None
+    greedy: bool | None = None
+
+    def describe(self) -> str:
+        """Which run, and where its results should be."""
+        name = self.display_name or self.model_abbr
+        on = f" on {self.benchmark}" if self.benchmark else ""
+        return (f"{name}{on} (results/{self.model_abbr}/{self.dataset_abbr}.json, "
+                f"listed in {self.manifest})")
+
+
+@dataclass(frozen=True)
 class Leaderboard:
     """One table per benchmark, the columns they share, and the notices.
 
@@ -246,6 +330,10 @@ class Leaderboard:
         comparison: set when cells carry published values.
         left_out_incomplete: incomplete runs not tabulated (no complete
             alternative, and incomplete runs were not allowed).
+        ranking: how ranks and significance marks were computed; ``None``
+            when they were not asked for.
+        missing: runs a manifest expects whose results were not found.
+        k_reason: why this k, when it was chosen rather than asked for (one sentence).
     """
 
     k: int
@@ -254,3 +342,6 @@ class Leaderboard:
     notices: tuple[Notice, ...] = ()
     comparison: Comparison | None = None
     left_out_incomplete: tuple[Unresolved, ...] = ()
+    ranking: RankingInfo | None = None
+    missing: tuple[MissingRun, ...] = ()
+    k_reason: str | None = None

@@ -35,12 +35,14 @@ import csv
 import io
 import json
 
-from gpassk_opencompass.leaderboard.records import Cell, Comparison, Leaderboard
+from gpassk_opencompass.leaderboard.records import Cell, Comparison, Leaderboard, RankingInfo, Row
 
 MISSING = "-"
 FLAG = "⚠"
 #: Follows a value from an incomplete run (some generations without a verdict).
 INCOMPLETE = "*"
+#: Follows a rank when the order of its row and the next row is not significant.
+UNCERTAIN = "≈"
 
 
 def format_value(value: float | None) -> str:
@@ -110,6 +112,42 @@ def incomplete_footnotes(leaderboard: Leaderboard) -> list[str]:
     return notes
 
 
+def format_rank(row: Row) -> str:
+    """The rank column's text: rank, its interval, and ``≈`` when the order against the next row
+    is not significant; ``-`` for an unranked row.
+
+    >>> format_rank(Row("m", "m", {}, rank=2, rank_interval=(1, 3), order_uncertain=True))
+    '2 [1, 3] ≈'
+    >>> format_rank(Row("m", "m", {}, rank=1, rank_interval=(1, 1))), format_rank(Row("m", "m", {}))
+    ('1 [1, 1]', '-')
+    """
+    if row.rank is None:
+        return MISSING
+    text = str(row.rank)
+    if row.rank_interval is not None:
+        text += f" [{row.rank_interval[0]}, {row.rank_interval[1]}]"
+    return f"{text} {UNCERTAIN}" if row.order_uncertain else text
+
+
+def ranking_legend(ranking: RankingInfo) -> str:
+    """One sentence saying what the rank column and its marks mean.
+
+    >>> print(ranking_legend(RankingInfo("mG-Pass@16", 0.95, "holm", 2000, 0)))
+    Rank by mG-Pass@16 (1 = best) [its 95% interval when the questions are resampled: 2000 resamples, seed 0]; ≈: the order of this row and the next is not significant (paired sign-flip test over the shared questions, p ≥ 0.05, Holm-corrected over the table's adjacent pairs).
+    """
+    corrected = (", Holm-corrected over the table's adjacent pairs" if ranking.correction == "holm"
+                 else ", uncorrected")
+    return (f"Rank by {ranking.metric} (1 = best) [its {ranking.level * 100:g}% interval when the questions "
+            f"are resampled: {ranking.resamples} resamples, seed {ranking.seed}]; {UNCERTAIN}: the order of "
+            f"this row and the next is not significant (paired sign-flip test over the shared questions, "
+            f"p ≥ {ranking.alpha:g}{corrected}).")
+
+
+def missing_lines(leaderboard: Leaderboard) -> list[str]:
+    """One line per run a manifest expects without results."""
+    return [f"no results: {run.describe()}" for run in leaderboard.missing]
+
+
 def format_comparison(cell: Cell, comparison: Comparison) -> str:
     """The Δ column's text: the signed difference, flagged when beyond the tolerance.
 
@@ -132,12 +170,15 @@ def render_markdown(leaderboard: Leaderboard, *, intervals: bool = False) -> str
 
     Returns:
         The tables; with a comparison, a ``Δ`` column follows each metric
-        (ours − published, ``⚠`` beyond the tolerance) and a legend ends the text.
+        (ours − published, ``⚠`` beyond the tolerance) and a legend ends the text;
+        with a ranking, a ``Rank`` column (``2 [1, 3] ≈``, see :func:`format_rank`)
+        and its legend; runs a manifest expects without results are listed last.
         Values from an incomplete run end in ``*``, explained in a footnote
         (what is unresolved, and the upper bounds).
     """
     comparison = leaderboard.comparison
-    header = ["LLMs"]
+    ranking = leaderboard.ranking
+    header = ["LLMs", "Rank"] if ranking else ["LLMs"]
     for column in leaderboard.columns:
         header += [column.label, "Δ"] if comparison else [column.label]
     blocks = []
@@ -146,7 +187,7 @@ def render_markdown(leaderboard: Leaderboard, *, intervals: bool = False) -> str
                  "| " + " | ".join(header) + " |",
                  "|:--|" + "--:|" * (len(header) - 1)]
         for row in table.rows:
-            cells = [_escape_markdown(row.label)]
+            cells = [_escape_markdown(row.label)] + ([format_rank(row)] if ranking else [])
             for column in leaderboard.columns:
                 cell = row.cells[column.label]
                 cells.append(format_cell(cell, intervals, mark="\\" + INCOMPLETE))
@@ -160,6 +201,10 @@ def render_markdown(leaderboard: Leaderboard, *, intervals: bool = False) -> str
     if comparison:
         blocks.append(f"Δ = ours − published ({comparison.source}); "
                       f"{FLAG} marks |Δ| > {comparison.tolerance:g}.")
+    if ranking:
+        blocks.append(ranking_legend(ranking))
+    if leaderboard.missing:
+        blocks.append("\n".join(_escape_markdown(line) + "  " for line in missing_lines(leaderboard)).rstrip())
     return "\n\n".join(blocks)
 
 
@@ -170,8 +215,10 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
     ``<metric> ci_low`` and ``<metric> ci_high``; with a comparison also
     ``<metric> published``, ``<metric> delta`` and ``<metric> flagged``; when
     any row comes from an incomplete run also ``<metric> bound_low`` and
-    ``<metric> bound_high``; last ``complete`` (``false``: some generation of
-    the row's runs has no verdict).
+    ``<metric> bound_high``; then ``complete`` (``false``: some generation of
+    the row's runs has no verdict); with a ranking last ``rank``, ``rank_low``,
+    ``rank_high`` and ``order_uncertain`` (``true``: the order of this row and
+    the next is not significant).
 
     >>> from gpassk_opencompass.leaderboard.records import BenchmarkTable, Leaderboard, Row
     >>> from gpassk_opencompass.leaderboard.table import leaderboard_columns
@@ -194,6 +241,8 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
         if bounded:
             header += [f"{column.label} bound_low", f"{column.label} bound_high"]
     header.append("complete")
+    if leaderboard.ranking:
+        header += ["rank", "rank_low", "rank_high", "order_uncertain"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
@@ -212,6 +261,11 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
                 if bounded:
                     record += [_number(cell.bounds and cell.bounds[0]), _number(cell.bounds and cell.bounds[1])]
             record.append(str(not row.unresolved).lower())
+            if leaderboard.ranking:
+                interval = row.rank_interval or (None, None)
+                record += ["" if row.rank is None else str(row.rank),
+                           *("" if end is None else str(end) for end in interval),
+                           "" if row.rank is None else str(row.order_uncertain).lower()]
             writer.writerow(record)
     return buffer.getvalue()
 
@@ -247,13 +301,32 @@ def render_json(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
     ours, published, delta}``); with incomplete rows also ``"incomplete"`` (a
     list of ``{model, benchmark, results, unresolved, generations}``) and
     ``"bounds"`` (``[all unresolved wrong, all right]`` in the same shape).
+    With a ranking, also ``"ranking"``: ``{metric, level, correction,
+    resamples, seed, rows: [{benchmark, model, rank, rank_low, rank_high,
+    order_uncertain}]}`` (ranked rows, in table order); with runs a manifest
+    expects without results, ``"missing"``: a list of ``{model_abbr,
+    dataset_abbr, display_name, benchmark, manifest}``.
     """
     values = leaderboard_json(leaderboard)
     comparison = leaderboard.comparison
     incomplete = _any_incomplete(leaderboard)
-    if not intervals and comparison is None and not incomplete:
+    ranking = leaderboard.ranking
+    if not intervals and comparison is None and not incomplete and ranking is None and not leaderboard.missing:
         return _dump(values)
     document: dict = {"leaderboard": values, "complete": not incomplete}
+    if ranking is not None:
+        document["ranking"] = {
+            "metric": ranking.metric, "level": ranking.level, "correction": ranking.correction,
+            "resamples": ranking.resamples, "seed": ranking.seed,
+            "rows": [{"benchmark": table.benchmark, "model": row.label, "rank": row.rank,
+                      "rank_low": row.rank_interval and row.rank_interval[0],
+                      "rank_high": row.rank_interval and row.rank_interval[1],
+                      "order_uncertain": row.order_uncertain}
+                     for table in leaderboard.tables for row in table.rows if row.rank is not None]}
+    if leaderboard.missing:
+        document["missing"] = [
+            {"model_abbr": run.model_abbr, "dataset_abbr": run.dataset_abbr, "display_name": run.display_name,
+             "benchmark": run.benchmark, "manifest": str(run.manifest)} for run in leaderboard.missing]
     if incomplete:
         document["incomplete"] = [
             {"model": row.label, "benchmark": table.benchmark, "results": str(unresolved.path),

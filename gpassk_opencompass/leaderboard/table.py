@@ -5,9 +5,14 @@ The layout is the seed README's: per benchmark, one row per model with
 mG-Pass@k ascending (rows without it last).  Greedy comes from the model's
 greedy run (its ``accuracy``), everything else from its sampled run.
 
+Without a requested k, the k is the largest one every sampled run was scored
+at (or, when they share none, the largest of those most runs have), and
+:attr:`Leaderboard.k_reason` says so; a requested k that no sampled run has is
+an error naming the k values present.
+
 Selection rules, each reported as a :class:`Notice`:
 
-* a sampled run not scored at the requested k is left out;
+* a sampled run not scored at the k is left out;
 * when a model/benchmark (greedy, or sampled at one temperature) ran twice, the
   run whose results file was written last wins, but a complete run always wins
   over an incomplete one (some generations without a verdict), however new;
@@ -45,6 +50,7 @@ from gpassk_opencompass.leaderboard.records import (
     Cell,
     Column,
     Leaderboard,
+    MissingRun,
     Notice,
     Row,
     RunResult,
@@ -76,42 +82,95 @@ def leaderboard_columns(k: int = 16, thresholds: Sequence[float] = LEADERBOARD_T
     )
 
 
+def choose_k(runs: Iterable[RunResult]) -> tuple[int | None, str]:
+    """The k of a leaderboard when none is asked for, and one sentence saying why.
+
+    The largest k that every sampled run was scored at; when they share none,
+    the largest of the k values the most runs have.  ``None`` without sampled runs.
+
+    >>> from pathlib import Path
+    >>> def run(ks): return RunResult(Path("r.json"), "m", "d", "m", "AIME2025", False, 16, ks)
+    >>> choose_k([run((4, 8, 16)), run((4, 8))])
+    (8, 'k = 8: the largest k all 2 sampled runs were scored at (present: 4, 8, 16; choose another with --k)')
+    >>> choose_k([run((16,)), run((4, 8)), run((8,))])[0]
+    8
+    """
+    sampled = [run for run in runs if not run.greedy]
+    if not sampled:
+        return None, "no sampled runs: only the Greedy column has values"
+    tally: dict[int, int] = defaultdict(int)
+    for run in sampled:
+        for value in set(run.k):
+            tally[value] += 1
+    present = ", ".join(map(str, sorted(tally)))
+    chosen = max(tally, key=lambda value: (tally[value], value))
+    if tally[chosen] == len(sampled):
+        return chosen, (f"k = {chosen}: the largest k all {len(sampled)} sampled runs were scored at "
+                        f"(present: {present}; choose another with --k)")
+    return chosen, (f"k = {chosen}: no k is shared by all {len(sampled)} sampled runs; {chosen} is the "
+                    f"largest of those most runs ({tally[chosen]}) have (present: {present}; choose "
+                    "another with --k); the runs without it are left out")
+
+
 def build_leaderboard(
     runs: Iterable[RunResult],
     *,
-    k: int = 16,
+    k: int | None = None,
     thresholds: Sequence[float] = LEADERBOARD_THRESHOLDS,
     benchmarks: Sequence[str] | None = None,
     temperature: float | None = None,
     notices: Iterable[Notice] = (),
     allow_unresolved: bool = False,
+    missing: Iterable[MissingRun] = (),
+    sort_by: str | None = None,
 ) -> Leaderboard:
     """Turn identified runs into one sorted table per benchmark.
 
     Args:
         runs: identified results files (see :func:`~gpassk_opencompass.leaderboard.collect.collect_runs`).
-        k: the k of the G-Pass@k columns.
+        k: the k of the G-Pass@k columns; ``None``: chosen by :func:`choose_k`
+            from the runs of the chosen benchmarks and temperature.
         thresholds: the τ of the G-Pass@k_τ columns.
         benchmarks: only these benchmarks, in this order; default all present, canonical order first.
         temperature: only sampled runs at this temperature.
         notices: earlier notices (from reading the runs) to carry along.
         allow_unresolved: tabulate an incomplete run (marked) when no complete
             run of the same model, benchmark and sampling exists.
+        missing: runs a manifest expects without results; those of the chosen
+            benchmarks (and temperature) are kept in ``Leaderboard.missing``.
+        sort_by: the column label the rows are sorted by (ascending, as the
+            seed README); default the last column, mG-Pass@k.
 
     Returns:
         The leaderboard; its notices say what was left out and why.
 
     Raises:
-        ValueError: bad ``k``/``thresholds``, or a requested benchmark no run has
-            and that is not a known benchmark name.
+        ValueError: bad ``k``/``thresholds``/``sort_by``, a ``k`` no sampled run
+            was scored at (naming the k values present), or a requested
+            benchmark no run has and that is not a known benchmark name.
     """
-    columns = leaderboard_columns(k, thresholds)
+    if k is not None:
+        leaderboard_columns(k, thresholds)  # a bad k is reported before anything else
     runs = list(runs)
     notices = list(notices)
     order = _benchmark_order(runs, benchmarks)
     runs = [run for run in runs if run.benchmark in order]
     if temperature is not None:
         runs = [run for run in runs if run.greedy or run.temperature == temperature]
+    k_reason = None
+    sampled = [run for run in runs if not run.greedy]
+    if k is None:
+        k, k_reason = choose_k(runs)
+        k = 16 if k is None else k
+    elif sampled and not any(k in run.k for run in sampled):
+        present = sorted({value for run in sampled for value in run.k})
+        raise ValueError(f"no sampled run was scored at k = {k}; the runs have k = "
+                         f"{', '.join(map(str, present))} (pass --k with one of those, or leave --k out "
+                         "to use the largest shared one)")
+    columns = leaderboard_columns(k, thresholds)
+    labels = [column.label for column in columns]
+    if sort_by is not None and sort_by not in labels:
+        raise ValueError(f"cannot sort by {sort_by!r}: the columns are {', '.join(labels)}")
     usable = []
     for run in runs:
         if not run.greedy and k not in run.k:
@@ -139,9 +198,12 @@ def build_leaderboard(
         rows += [_row(None, run, columns, k, several_temperatures=False, notices=notices)
                  for name, run in greedy_runs.items() if name not in sampled_models]
         if rows:
-            tables.append(BenchmarkTable(benchmark, tuple(sorted(rows, key=_sort_key(columns)))))
+            tables.append(BenchmarkTable(benchmark, tuple(sorted(rows, key=sort_key(sort_by or labels[-1])))))
+    expected = tuple(run for run in missing
+                     if (run.benchmark is None or run.benchmark in order)
+                     and (temperature is None or run.greedy or run.temperature in (None, temperature)))
     return Leaderboard(k=k, columns=columns, tables=tuple(tables), notices=tuple(notices),
-                       left_out_incomplete=tuple(left_out))
+                       left_out_incomplete=tuple(left_out), missing=expected, k_reason=k_reason)
 
 
 def _benchmark_order(runs: Sequence[RunResult], requested: Sequence[str] | None) -> list[str]:
@@ -231,6 +293,7 @@ def _row(sampled: RunResult | None, greedy: RunResult | None, columns: Sequence[
     return Row(
         label=label, model=run.display_name, cells=cells,
         curve=_curve(sampled, k) if sampled is not None else (),
+        curve_intervals=_curve_intervals(sampled, k) if sampled is not None else (),
         temperature=sampled.temperature if sampled is not None else None,
         sources=tuple(source.results_path for source in (sampled, greedy) if source is not None),
         unresolved=tuple(source.unresolved for source in (sampled, greedy)
@@ -243,15 +306,22 @@ def _curve(run: RunResult, k: int) -> tuple[tuple[float, float], ...]:
                  if metric_key(k, tau) in run.metrics)
 
 
+def _curve_intervals(run: RunResult, k: int) -> tuple[tuple[float, float, float], ...]:
+    """``(τ, ci_low, ci_high)`` of the run's G-Pass@k_τ where the results have an interval."""
+    taus = sorted(run.thresholds if run.thresholds is not None else DEFAULT_THRESHOLDS)
+    return tuple((tau, interval.low, interval.high) for tau in taus
+                 if (interval := run.intervals.get(metric_key(k, tau))) is not None)
+
+
 def _temperature_text(temperature: float | None) -> str:
     return "?" if temperature is None else f"{temperature:g}"
 
 
-def _sort_key(columns: Sequence[Column]):
-    last = columns[-1].label
+def sort_key(label: str):
+    """The rows' order: by the column ``label`` ascending, rows without a value last, then by name."""
 
     def key(row: Row) -> tuple:
-        value = row.cells[last].value
+        value = row.cells[label].value
         return (value is None, value if value is not None else 0.0, row.label)
 
     return key

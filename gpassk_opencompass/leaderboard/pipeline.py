@@ -1,0 +1,227 @@
+"""``gpassk leaderboard`` end to end: options checked, runs read, tables built, outputs written.
+
+:func:`make_leaderboard` is the one function the command calls.  Every option
+is checked before a results file is read (a bad one raises ``ValueError``:
+exit 2); then the runs are collected, the k is chosen (or checked), the
+tables built, compared, ranked, written and plotted.  What it returns is the
+exit code:
+
+* ``0`` every wanted run is tabulated;
+* ``3`` (:data:`EXIT_INCOMPLETE`) a run was left out for unresolved verdicts
+  (see ``allow_unresolved``), or no row could be built for that reason;
+* ``1`` (:data:`EXIT_MISSING`) a generator manifest lists runs of the chosen
+  benchmarks that have no results (not run yet, or failed): the tables are
+  written, and the runs are listed on stderr and in the outputs.
+
+>>> request = LeaderboardRequest(outputs=(Path("outputs"),), files=(Path("board.txt"),))
+>>> output_targets(request)
+Traceback (most recent call last):
+...
+ValueError: cannot tell the format of 'board.txt' from its suffix '.txt'; use one of .md .markdown .csv .json .html .htm or pass --format
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from loguru import logger
+
+from gpassk_opencompass.files import write_text_atomic
+from gpassk_opencompass.leaderboard.collect import collect_runs
+from gpassk_opencompass.leaderboard.html import render_html
+from gpassk_opencompass.leaderboard.published import DEFAULT_TOLERANCE, compare_with_published, load_published
+from gpassk_opencompass.leaderboard.ranking import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    check_ranking_options,
+    rank_leaderboard,
+)
+from gpassk_opencompass.leaderboard.render import render_csv, render_json, render_markdown
+from gpassk_opencompass.leaderboard.table import LEADERBOARD_THRESHOLDS, build_leaderboard, leaderboard_columns
+from gpassk_opencompass.redaction import redact
+
+FORMATS = {"md": render_markdown, "csv": render_csv, "json": render_json, "html": render_html}
+SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv", ".json": "json", ".html": "html", ".htm": "html"}
+
+EXIT_OK = 0
+#: A manifest lists runs without results (the grid's "something missing").
+EXIT_MISSING = 1
+#: A wanted run was left out for unresolved verdicts (the cross-command contract).
+EXIT_INCOMPLETE = 3
+
+
+@dataclass(frozen=True)
+class LeaderboardRequest:
+    """Everything ``gpassk leaderboard`` was asked for.
+
+    Attributes:
+        outputs: OpenCompass work dirs, runs, or folders above them.
+        files: where to write (format from the suffix, or ``fmt``); empty: stdout.
+        fmt: the output format when there is one file or stdout.
+        k: the k of the G-Pass@k columns; ``None``: the largest the runs share.
+        thresholds: τ of the G-Pass@k_τ columns.
+        benchmarks: only these benchmarks, in this order.
+        temperature: only sampled runs at this temperature.
+        intervals: show bootstrap intervals.
+        compare_published: add Δ columns against the published figures.
+        published: compare with this JSON instead of the shipped figures.
+        tolerance: flag |Δ| beyond this many points.
+        allow_unresolved: tabulate incomplete runs, marked.
+        manifests: generator manifests to use instead of looking for them.
+        plots: write PNG plots into this folder.
+        sort_by: the column the rows are sorted (and ranked) by; default mG-Pass@k.
+        significance: rank intervals and adjacent-row significance at this
+            confidence (e.g. 0.95); ``None``: not computed.
+        correction: ``holm`` or ``none`` for the adjacent tests.
+        resamples: bootstrap resamples (and random sign vectors) of the ranking.
+        seed: seeds them.
+    """
+
+    outputs: tuple[Path, ...]
+    files: tuple[Path, ...] = ()
+    fmt: str | None = None
+    k: int | None = None
+    thresholds: tuple[float, ...] = LEADERBOARD_THRESHOLDS
+    benchmarks: tuple[str, ...] | None = None
+    temperature: float | None = None
+    intervals: bool = False
+    compare_published: bool = False
+    published: Path | None = None
+    tolerance: float = DEFAULT_TOLERANCE
+    allow_unresolved: bool = False
+    manifests: tuple[Path, ...] = ()
+    plots: Path | None = None
+    sort_by: str | None = None
+    significance: float | None = None
+    correction: str = "holm"
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+
+
+def format_for_path(path: Path | str) -> str:
+    """The output format a file name asks for, from its suffix.
+
+    >>> format_for_path("board.HTML")
+    'html'
+
+    Raises:
+        ValueError: the suffix is not one of ``.md .markdown .csv .json .html .htm``.
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ValueError(f"cannot tell the format of {str(path)!r} from its suffix {suffix!r}; "
+                         f"use one of {' '.join(SUFFIXES)} or pass --format")
+    return SUFFIXES[suffix]
+
+
+def output_targets(request: LeaderboardRequest) -> list[tuple[Path | None, str]]:
+    """``(path, or None for stdout; format)`` of every output, checked before any work.
+
+    Raises:
+        ValueError: ``--format`` with several files, an unknown suffix, a folder that does not exist.
+    """
+    if request.fmt is not None and request.fmt not in FORMATS:
+        raise ValueError(f"unknown format {request.fmt!r}; use one of {', '.join(sorted(FORMATS))}")
+    if not request.files:
+        return [(None, request.fmt or "md")]
+    if request.fmt and len(request.files) > 1:
+        raise ValueError("--format applies to a single --output; with several, each file's "
+                         "suffix gives its format")
+    targets = []
+    for path in request.files:
+        fmt = request.fmt or format_for_path(path)
+        if not path.parent.is_dir():
+            raise ValueError(f"cannot write {str(path)!r}: folder {str(path.parent)!r} does not exist")
+        targets.append((path, fmt))
+    return targets
+
+
+def check_request(request: LeaderboardRequest) -> list[tuple[Path | None, str]]:
+    """Every option checked, before any results file is read; returns the output targets.
+
+    Raises:
+        ValueError: one line naming the bad option.
+    """
+    targets = output_targets(request)
+    leaderboard_columns(16 if request.k is None else request.k, request.thresholds)  # k and τ
+    if request.tolerance < 0:
+        raise ValueError(f"--tolerance must be >= 0, got {request.tolerance:g}")
+    if request.significance is not None:
+        check_ranking_options(level=request.significance, correction=request.correction,
+                              resamples=request.resamples, seed=request.seed)
+    return targets
+
+
+def make_leaderboard(request: LeaderboardRequest, stdout: TextIO | None = None) -> int:
+    """Build and write the leaderboard; the exit code (see the module docstring).
+
+    Raises:
+        ValueError: a bad option or input (exit 2), or no row at all from usable results.
+    """
+    stdout = stdout or sys.stdout
+    targets = check_request(request)
+    published = None
+    if request.compare_published or request.published:
+        published = load_published(request.published)
+
+    collection = collect_runs(request.outputs, request.manifests)
+    for manifest in collection.manifests:
+        logger.info(redact(f"manifest: {manifest}"))
+    board = build_leaderboard(collection.runs, k=request.k, thresholds=request.thresholds,
+                              benchmarks=request.benchmarks, temperature=request.temperature,
+                              notices=collection.notices, allow_unresolved=request.allow_unresolved,
+                              missing=collection.missing, sort_by=request.sort_by)
+    if board.k_reason:
+        logger.info(board.k_reason)
+    if published is not None:
+        board = compare_with_published(board, published, request.tolerance)
+    if request.significance is not None and board.tables:
+        board = rank_leaderboard(board, metric=request.sort_by, level=request.significance,
+                                 correction=request.correction, resamples=request.resamples, seed=request.seed)
+    for notice in board.notices:
+        logger.warning(redact(notice.message))
+    for run in board.missing:
+        logger.warning(redact(f"expected but without results: {run.describe()}"))
+    incomplete = len(board.left_out_incomplete)
+    if not board.tables:
+        if incomplete:
+            logger.error(f"no leaderboard rows: {incomplete} incomplete run(s) left out (see above); "
+                         "rerun them to resume, or pass --allow-unresolved")
+            return EXIT_INCOMPLETE
+        missing = f"; {len(board.missing)} run(s) the manifest lists have no results" if board.missing else ""
+        raise ValueError(f"no leaderboard rows from {len(collection.runs)} usable results file(s){missing}; "
+                         "see the warnings above")
+    rows = sum(len(table.rows) for table in board.tables)
+    logger.info(f"{rows} row(s) on {len(board.tables)} benchmark(s) from {len(collection.runs)} "
+                f"results file(s)")
+    write_outputs(board, targets, intervals=request.intervals, stdout=stdout)
+    if request.plots is not None:
+        from gpassk_opencompass.leaderboard.plots import write_plots  # matplotlib only when asked
+
+        for path in write_plots(board, request.plots):
+            logger.info(redact(f"wrote {path}"))
+    if incomplete:
+        logger.error(f"incomplete: {incomplete} run(s) left out for unresolved verdicts (see above); "
+                     "rerun them to resume, or pass --allow-unresolved")
+        return EXIT_INCOMPLETE
+    if board.missing:
+        logger.error(f"missing: {len(board.missing)} run(s) the manifest lists have no results (see above); "
+                     "the tables show the others (gpassk grid status tells why)")
+        return EXIT_MISSING
+    return EXIT_OK
+
+
+def write_outputs(board, targets: Sequence[tuple[Path | None, str]], *, intervals: bool, stdout: TextIO) -> None:
+    """Render ``board`` in each target's format; write files atomically, the rest to ``stdout``."""
+    for path, fmt in targets:
+        text = FORMATS[fmt](board, intervals=intervals)
+        text = text if text.endswith("\n") else text + "\n"
+        if path is None:
+            stdout.write(text)
+        else:
+            write_text_atomic(path, text)
+            logger.info(redact(f"wrote {path}"))

@@ -1,0 +1,179 @@
+"""Which differences on a leaderboard are real: rank intervals and adjacent-row significance.
+
+For each benchmark table the rows' sampled runs are read back
+(:func:`gpassk_opencompass.scoring.results.load_results`, their per-question
+``details``) and, on the ranking metric (default mG-Pass@k):
+
+* each row's **rank** (competition rank, 1 = best) and **rank interval**: the
+  ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of its rank when the
+  shared questions are resampled with replacement
+  (:func:`gpassk_opencompass.uncertainty.paired.rank_intervals`);
+* for each row and the **next row of the table**, whether their order is
+  significant: a paired sign-flip test over the shared questions at
+  ``1 - level``, Holm-corrected over the table's pairs by default
+  (:func:`gpassk_opencompass.uncertainty.paired.adjacent_significance`);
+  ``Row.order_uncertain`` is set when it is not.
+
+A table gets marks only when every ranked row (a row with a value of the
+metric) comes from a complete run whose results hold per-question details,
+all on the same question ids with the same n, and the details reproduce the
+value shown; otherwise a :class:`Notice` says why and the table has no marks.
+
+>>> check_ranking_options(level=0.95, correction="holm", resamples=2000, seed=0)
+>>> check_ranking_options(level=95, correction="holm", resamples=2000, seed=0)
+Traceback (most recent call last):
+...
+ValueError: the significance level must be a confidence in (0, 1) such as 0.95; got 95
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from gpassk_opencompass.leaderboard.records import BenchmarkTable, Leaderboard, Notice, RankingInfo, Row
+from gpassk_opencompass.leaderboard.table import GREEDY
+from gpassk_opencompass.scoring.results import ResultsFile, load_results
+from gpassk_opencompass.uncertainty.paired import adjacent_significance, metric_values, rank_intervals
+
+CORRECTIONS = ("holm", "none")
+DEFAULT_LEVEL = 0.95
+DEFAULT_RESAMPLES = 2000
+#: A row's value and the one its details give may differ by float rounding only (x100 scale).
+_REPRODUCED = 1e-6
+
+
+def check_ranking_options(*, level: float, correction: str, resamples: int, seed: int) -> None:
+    """Refuse bad ranking options before any file is read.
+
+    Raises:
+        ValueError: one line naming the option, its value and what is expected.
+    """
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise ValueError(f"the significance level must be a confidence in (0, 1) such as 0.95; got {level!r}")
+    if correction not in CORRECTIONS:
+        raise ValueError(f"the correction must be one of {', '.join(CORRECTIONS)}; got {correction!r}")
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+        raise ValueError(f"--resamples must be a positive integer; got {resamples!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer; got {seed!r}")
+
+
+def rank_leaderboard(
+    board: Leaderboard,
+    *,
+    metric: str | None = None,
+    level: float = DEFAULT_LEVEL,
+    correction: str = "holm",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    load: Callable[[Path], ResultsFile] = load_results,
+) -> Leaderboard:
+    """Set every table's ranks, rank intervals and order-uncertain marks.
+
+    Args:
+        board: the leaderboard, its tables sorted by ``metric`` (see
+            ``build_leaderboard(sort_by=...)``).
+        metric: a sampled column's label (``mG-Pass@16``, ``G-Pass@16_1.0``);
+            default the last column, mG-Pass@k.
+        level: confidence of the rank intervals; adjacent rows are tested at ``1 - level``.
+        correction: ``"holm"`` (family-wise over a table's adjacent pairs) or ``"none"``.
+        resamples: bootstrap resamples of the questions (also the random sign
+            vectors of a pair differing on more than 20 questions).
+        seed: seeds both.
+        load: reads a results file (a parameter for tests).
+
+    Returns:
+        The leaderboard with ``ranking`` set, marks on the tables that allow
+        them and a notice for each table that does not.
+
+    Raises:
+        ValueError: a bad option, or ``metric`` is not one of the sampled columns.
+    """
+    check_ranking_options(level=level, correction=correction, resamples=resamples, seed=seed)
+    sampled = [column.label for column in board.columns if column.label != GREEDY]
+    metric = metric or board.columns[-1].label
+    if metric not in sampled:
+        raise ValueError(f"cannot rank by {metric!r}: rank by one of the sampled columns, {', '.join(sampled)}")
+    info = RankingInfo(metric=metric, level=float(level), correction=correction, resamples=resamples, seed=seed)
+    notices = list(board.notices)
+    tables = []
+    for table in board.tables:
+        ranked, reason = _rank_table(table, info, load)
+        if reason is not None:
+            notices.append(Notice(f"no ranks or significance marks for {table.benchmark}: {reason}"))
+        tables.append(ranked)
+    return replace(board, tables=tuple(tables), notices=tuple(notices), ranking=info)
+
+
+def _rank_table(table: BenchmarkTable, info: RankingInfo,
+                load: Callable[[Path], ResultsFile]) -> tuple[BenchmarkTable, str | None]:
+    """The table with its marks, or unchanged with the reason it has none."""
+    rows = [row for row in table.rows if row.cells[info.metric].value is not None]
+    if not rows:
+        return table, f"no row has {info.metric}"
+    counts, n, reason = _shared_counts(rows, info.metric, load)
+    if reason is not None:
+        return table, reason
+    ranks = rank_intervals(counts, n, info.metric, ci=info.level, n_boot=info.resamples, seed=info.seed)
+    for row, model in zip(rows, ranks.models):
+        if not math.isclose(model.score, row.cells[info.metric].value, rel_tol=0, abs_tol=_REPRODUCED):
+            return table, (f"the per-question details of {row.sources[0]} give {info.metric} = "
+                           f"{model.score:.6f}, not the {row.cells[info.metric].value:.6f} its results report")
+    uncertain = [False] * len(rows)
+    if len(rows) > 1:
+        pairs = adjacent_significance(counts, n, info.metric, level=info.alpha, correction=info.correction,
+                                      n_perm=info.resamples, seed=info.seed)
+        uncertain = [not pair.significant for pair in pairs] + [False]
+    marked = {id(row): replace(row, rank=model.rank, rank_interval=(model.rank_low, model.rank_high),
+                               order_uncertain=flag)
+              for row, model, flag in zip(rows, ranks.models, uncertain)}
+    return replace(table, rows=tuple(marked.get(id(row), row) for row in table.rows)), None
+
+
+def _shared_counts(rows: Sequence[Row], metric: str,
+                   load: Callable[[Path], ResultsFile]) -> tuple[np.ndarray, int, str | None]:
+    """Correct counts (rows x questions, in the first row's question order) and n, or why not."""
+    records = []
+    for row in rows:
+        try:
+            record = load(row.sources[0])
+        except ValueError as error:
+            return np.empty(0), 0, str(error)
+        if not record.complete:
+            return np.empty(0), 0, (f"{row.label} comes from an incomplete run, {record.source} (its "
+                                    "unresolved verdicts would count as wrong)")
+        if not record.details:
+            return np.empty(0), 0, (f"{row.sources[0]} has no per-question details (GPassKEvaluator and "
+                                    "gpassk score record them)")
+        records.append(record)
+    first_ids = records[0].question_ids()
+    if len(set(first_ids)) != len(first_ids):
+        return np.empty(0), 0, f"{records[0].source} repeats question ids"
+    position = {question: index for index, question in enumerate(first_ids)}
+    matrix = np.zeros((len(records), len(first_ids)), dtype=np.int64)
+    n_values = set()
+    for index, record in enumerate(records):
+        ids = record.question_ids()
+        if sorted(ids) != sorted(first_ids):
+            only_here = len(set(ids) - set(first_ids))
+            only_first = len(set(first_ids) - set(ids))
+            return np.empty(0), 0, (f"{rows[index].label} and {rows[0].label} do not share their questions "
+                                    f"({only_here} only in {record.source}, {only_first} only in "
+                                    f"{records[0].source})")
+        c, n = record.counts()
+        n_values.update(int(value) for value in n)
+        matrix[index, [position[question] for question in ids]] = c
+    if len(n_values) != 1:
+        return np.empty(0), 0, (f"the rows' runs do not share n (generations per question: "
+                                f"{', '.join(map(str, sorted(n_values)))})")
+    n = n_values.pop()
+    try:
+        metric_values(matrix[:1], n, metric)  # k <= n, else one line naming them
+    except ValueError as error:
+        return np.empty(0), 0, str(error)
+    return matrix, n, None
