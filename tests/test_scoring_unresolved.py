@@ -102,7 +102,7 @@ def test_without_the_flag_no_metric_is_written_exit_3(loopback_openai, tmp_path,
     captured = capsys.readouterr()
     assert not output.exists() and captured.out == ""
     assert "32 of 64 generations could not be judged" in captured.err
-    assert "32 x unparseable judge reply after 3 attempt(s): Hard to say." in captured.err
+    assert "32 x judge request failed after 6 attempt(s): no verdict in the reply: Hard to say." in captured.err
     assert "--allow-unresolved" in captured.err
 
 
@@ -116,7 +116,7 @@ def test_allow_unresolved_writes_exact_bounds_that_bracket_the_true_value(loopba
     info = result["gpassk"]
     assert result["unresolved"] == info["unresolved"] == 32
     assert info["complete"] is False and info["allow_unresolved"] is True and info["schema_version"] == 2
-    assert info["unresolved_reasons"] == [["unparseable judge reply after 3 attempt(s): Hard to say.", 32]]
+    assert info["unresolved_reasons"] == [["judge request failed after 6 attempt(s): no verdict in the reply: Hard to say.", 32]]
     low = [c if q % 2 == 0 else 0 for q, c in enumerate(TRUE_COUNTS)]
     high = [c if q % 2 == 0 else N for q, c in enumerate(TRUE_COUNTS)]
     assert [(d["c"], d["unresolved"]) for d in result["details"]] == [
@@ -155,7 +155,7 @@ def test_evaluator_omits_metrics_and_says_how_to_resume(loopback_openai, tmp_pat
             assert bounds[key][0] == pytest.approx(exact_overall(low, ks=[k])[key], abs=1e-9)
             assert bounds[key][1] == pytest.approx(exact_overall(high, ks=[k])[key], abs=1e-9)
     error = next(message for message in loguru_messages if "ERROR" in message)
-    assert "8 of 48 generations could not be judged" in error and "8 x unparseable judge reply" in error
+    assert "8 of 48 generations could not be judged" in error and "8 x judge request failed after 6 attempt(s): no verdict in the reply" in error
     assert "rerun the same opencompass command with -r" in error and "tiny.json" in error
     assert "counted as incorrect" not in " ".join(loguru_messages)
 

@@ -40,6 +40,7 @@ import numbers
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -143,7 +144,7 @@ class ScoringRequest:
         if self.interval not in INTERVALS:
             raise InputError(f"interval must be one of {', '.join(INTERVALS)}; got {self.interval!r}")
         if isinstance(self.ci, bool) or not isinstance(self.ci, numbers.Real) or not 0 < self.ci < 1:
-            raise InputError(f"ci must be a level in (0, 1), e.g. 0.95; got {self.ci!r}")
+            raise InputError(f"ci must be a confidence level in (0, 1); got ci={self.ci!r}")
         try:
             alpha0, beta0 = self.prior
         except (TypeError, ValueError):
@@ -186,11 +187,11 @@ def judge_language(value, where: str = "language") -> str:
     >>> judge_language("fr", "row 3")
     Traceback (most recent call last):
     ...
-    gpassk_opencompass.errors.InputError: row 3: language must be 'en' or 'cn' (it selects the judge prompt); got 'fr'
+    gpassk_opencompass.errors.InputError: row 3: "language" must be one of en, cn (it selects the judge prompt); got 'fr'
     """
     code = LANGUAGE_ALIASES.get(str(value).strip().lower())
     if code not in LANGUAGES:
-        raise InputError(f"{where}: language must be 'en' or 'cn' (it selects the judge prompt); got {value!r}")
+        raise InputError(f'{where}: "language" must be one of en, cn (it selects the judge prompt); got {value!r}')
     return code
 
 
@@ -341,3 +342,85 @@ def score_questions(questions: Sequence[Question], request: ScoringRequest, judg
     return results_document(results, judged, judge, ks=request.ks, thresholds=request.thresholds,
                             benchmark=request.benchmark, identical=share, details=details,
                             allow_unresolved=request.allow_unresolved, bayes=bayes)
+
+
+# ---------------------------------------------------------------- gpassk score: one JSONL file
+
+
+def judge_settings(kind: str = "auto", *, cache_path: str | os.PathLike | None = None, **options) -> JudgeSettings:
+    """:class:`JudgeSettings` from edge names (``judge_url``/``url``/``eval_urls``, ``judge_model``/...):
+    ``"auto"`` resolved, every mistake an :class:`InputError`.
+
+    >>> judge_settings("auto", judge_url=["http://10.0.0.5:8000/v1"], judge_model="J", check_endpoints=False).kind
+    'llm'
+    >>> judge_settings("llm")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: judge kind 'llm' needs at least one judge URL (http://host:port/v1)
+    """
+    from gpassk_opencompass.judges import resolve_kind
+    from gpassk_opencompass.judges.types import JUDGE_NAMES, judge_endpoint
+
+    names = {name for aliases in JUDGE_NAMES.values() for name in aliases}
+    try:
+        endpoint = judge_endpoint(**{name: value for name, value in options.items() if name in names})
+        rest = {name: value for name, value in options.items() if name not in names}
+        return JudgeSettings(kind=resolve_kind(kind, endpoint["urls"]), **endpoint,
+                             cache_path=None if cache_path is None else Path(cache_path), **rest)
+    except ValueError as error:
+        raise InputError(str(error)) from None
+
+
+def default_cache_path(input_path: str | os.PathLike) -> Path:
+    """``runs/gens.jsonl`` -> ``runs/gens.judge-cache.jsonl``: where ``gpassk score`` keeps verdicts by default.
+
+    >>> str(default_cache_path("runs/gens.jsonl"))
+    'runs/gens.judge-cache.jsonl'
+    """
+    path = Path(input_path)
+    stem = path.name[:-len(".jsonl")] if path.name.endswith(".jsonl") else path.name
+    return path.with_name(stem + ".judge-cache.jsonl")
+
+
+def score_file(path: str | os.PathLike, request: ScoringRequest, judge: JudgeSettings, *,
+               output: str | os.PathLike | None = None, progress: bool = True) -> dict:
+    """``gpassk score``: check the files, load the JSONL, score it, write ``output`` when the result may be written.
+
+    ``output`` is written (atomically, redacted) when the result is complete,
+    or incomplete with ``request.allow_unresolved``; never over the input or
+    the verdict cache.
+
+    Returns:
+        The results document (incomplete when ``document["unresolved"]``).
+
+    Raises:
+        InputError: a folder (an OpenCompass run: use ``gpassk rejudge``), a
+            missing or malformed file, clashing or unwritable paths, a bad request.
+        JudgeError: the judge cannot serve the run (verdicts so far are in the cache).
+    """
+    from gpassk_opencompass.files import check_distinct_paths, check_writable_file
+    from gpassk_opencompass.scoring.results import write_results
+
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path} is a folder; gpassk score reads a generations JSONL file. To judge a finished "
+                         f"OpenCompass run again use: gpassk rejudge {path}")
+    if path.suffix == ".json" and path.parent.parent.name == "predictions":
+        raise InputError(f"{path} is an OpenCompass predictions file; to judge it again use: gpassk rejudge {path}")
+    cache = judge.cache_path
+    try:
+        check_distinct_paths({"INPUT": path, "--output": output, "--cache": cache})
+        if output is not None:
+            check_writable_file("--output", output)
+    except ValueError as error:
+        raise InputError(str(error)) from None
+    if cache is not None:
+        try:
+            check_writable_file("the verdict cache", cache)
+        except ValueError as error:
+            raise InputError(f"{error}; choose another place with --cache PATH (or --no-cache)") from None
+    questions = load_generations(path, min_predictions=max(request.ks))
+    document = score_questions(questions, request, judge, progress=progress)
+    if output is not None and (not document["unresolved"] or request.allow_unresolved):
+        write_results(output, document)
+    return document
