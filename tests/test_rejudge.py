@@ -1,4 +1,4 @@
-"""``gpassk score`` on a finished OpenCompass run: its saved predictions judged again, no generation."""
+"""``gpassk rejudge`` on a finished OpenCompass run: its saved predictions judged again, no generation."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def test_rule_judged_run_rejudged_by_an_llm_gives_the_same_numbers(data_env, loo
     judge = loopback_openai(scripted_judge, model_name="judge")
     output = tmp_path / "rejudged"
     part = sorted((run.run_dir / "predictions" / "strong_t0-7").glob("tiny_rule*.json"))[0]
-    assert main(["score", str(part), "--judge-url", judge.url, "--judge-model", "judge", "--output", str(output),
+    assert main(["rejudge", str(part), "--judge-url", judge.url, "--judge-model", "judge", "--output", str(output),
                  "--quiet"]) == 0
     original = read_result(run.run_dir, "strong_t0-7", "tiny_rule")
     again = json.loads((output / "results" / "strong_t0-7" / "tiny_rule.json").read_text())
@@ -39,7 +39,7 @@ def test_rule_judged_run_rejudged_by_an_llm_gives_the_same_numbers(data_env, loo
     assert "== strong_t0-7 x tiny_rule" in printed and "llm judge" in printed
 
     # the same command again: the result exists, nothing is asked
-    assert main(["score", str(part), "--judge-url", judge.url, "--judge-model", "judge", "--output", str(output),
+    assert main(["rejudge", str(part), "--judge-url", judge.url, "--judge-model", "judge", "--output", str(output),
                  "--quiet"]) == 0
     assert len(judge.requests) == distinct
 
@@ -47,7 +47,7 @@ def test_rule_judged_run_rejudged_by_an_llm_gives_the_same_numbers(data_env, loo
 def test_a_whole_run_with_a_new_k(data_env, tmp_path):
     run = data_env
     output = tmp_path / "rejudged"
-    assert main(["score", str(run.run_dir / "predictions" / "weak_t0-7"), "--judge", "rule", "--k", "2",
+    assert main(["rejudge", str(run.run_dir / "predictions" / "weak_t0-7"), "--judge", "rule", "--k", "2",
                  "--thresholds", "0.5", "--output", str(output), "--quiet"]) == 0
     for dataset in ("tiny_rule", "tiny_llm"):
         result = json.loads((output / "results" / "weak_t0-7" / f"{dataset}.json").read_text())
@@ -61,11 +61,11 @@ def test_a_whole_run_with_a_new_k(data_env, tmp_path):
     (["--judge", "llm"], "needs at least one judge URL"),
     (["--judge-url", "localhost:1/v1", "--judge-model", "m"], "is not an http(s) URL"),
     (["--k", "16"], "k must be"),
-    (["--cache", "x.jsonl"], "--cache/--no-cache apply to JSONL input"),
+    (["--interval", "bayes", "--prior", "0", "1"], "prior alpha0 must be a finite number > 0"),
 ])
 def test_bad_options_fail_before_anything_is_judged(data_env, tmp_path, capsys, argv, message):
     output = tmp_path / "never"
-    code = main(["score", str(data_env.run_dir), "--output", str(output), *argv])
+    code = main(["rejudge", str(data_env.run_dir), "--output", str(output), *argv])
     assert code == 2
     assert message in capsys.readouterr().err
     assert not (output / "results").exists()
@@ -75,5 +75,5 @@ def test_not_an_opencompass_run(tmp_path, capsys):
     folder = tmp_path / "predictions" / "model"
     folder.mkdir(parents=True)
     (folder / "data.json").write_text("{}")
-    assert main(["score", str(folder / "data.json")]) == 2
+    assert main(["rejudge", str(folder / "data.json")]) == 2
     assert "has no saved config" in capsys.readouterr().err

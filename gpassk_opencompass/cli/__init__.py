@@ -22,7 +22,11 @@ from importlib import import_module
 
 from gpassk_opencompass import __version__
 
-SUBCOMMANDS = ("calc", "score", "leaderboard", "grid", "data")
+SUBCOMMANDS = ("calc", "score", "rejudge", "leaderboard", "grid", "data")
+#: Subcommands whose package raises :class:`~gpassk_opencompass.errors.InputError` for every user mistake:
+#: any other exception of theirs is a bug and keeps its traceback. The others still have every
+#: ``ValueError`` printed as a usage error, until their packages raise ``InputError`` too.
+TYPED_ERRORS = frozenset({"calc", "score", "rejudge"})
 
 #: Every verdict resolved, results written.
 EXIT_OK = 0
@@ -79,9 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
+    from gpassk_opencompass.errors import InputError
+
+    usage_errors = (UsageError, InputError) if args.command in TYPED_ERRORS else (UsageError, ValueError)
     try:
         return args.func(args)
-    except (UsageError, ValueError) as error:
+    except usage_errors as error:
         from gpassk_opencompass.redaction import redact
 
         print(f"gpassk {args.command}: error: {redact(str(error))}", file=sys.stderr)

@@ -27,7 +27,12 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    result = summarize([args.c], args.n, ks=args.k, thresholds=args.thresholds)
+    from gpassk_opencompass.errors import InputError
+
+    try:
+        result = summarize([args.c], args.n, ks=args.k, thresholds=args.thresholds)
+    except ValueError as error:  # the one call: its ValueError names the bad --n/--c/--k/--thresholds value
+        raise InputError(str(error)) from None
     scale = 1.0 if args.percent else 0.01
     if args.json:
         print(json.dumps({key: value * scale for key, value in result.items()}, indent=2))

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_opencompass.redaction import redact
+from gpassk_opencompass.scoring.results import read_results
 
 MANIFEST = "manifest.json"
 TIMESTAMP = re.compile(r"\d{8}_\d{6}")
@@ -145,18 +146,13 @@ def load_grid(target: str | os.PathLike) -> Grid:
 
 
 def completeness(document: Mapping[str, Any]) -> tuple[bool, int]:
-    """``(complete, unresolved)`` of a results document (new schema or legacy, see the module doc)."""
-    info = document.get("gpassk") if isinstance(document.get("gpassk"), Mapping) else {}
-    stats = info.get("judge_stats") if isinstance(info.get("judge_stats"), Mapping) else {}
-    top = document.get("unresolved")
-    if isinstance(top, int) and not isinstance(top, bool):
-        unresolved = top
-    else:
-        counted = stats.get("unresolved", 0)
-        unresolved = counted if isinstance(counted, int) and not isinstance(counted, bool) else 0
-    flag = info.get("complete")
-    complete = flag if isinstance(flag, bool) else unresolved == 0
-    return complete and unresolved == 0, unresolved
+    """``(complete, unresolved)`` of a results document, through :func:`~gpassk_opencompass.scoring.results.read_results`.
+
+    Raises:
+        ValueError: a malformed results document (naming the field).
+    """
+    record = read_results(document)
+    return record.complete, record.unresolved
 
 
 def read_result(path: Path) -> tuple[bool, int, str]:
@@ -165,12 +161,14 @@ def read_result(path: Path) -> tuple[bool, int, str]:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         return False, 0, f"unreadable results file ({type(error).__name__})"
-    if not isinstance(document, Mapping):
-        return False, 0, "the results file is not a JSON object"
-    if "error" in document and not any(key for key in document if key not in ("error", "gpassk")):
+    if isinstance(document, Mapping) and "error" in document and not any(
+            key for key in document if key not in ("error", "gpassk")):
         return False, 0, redact(f"the evaluator reported: {str(document['error'])[:200]}")
-    complete, unresolved = completeness(document)
-    return complete, unresolved, ""
+    try:
+        record = read_results(document, path.name)
+    except ValueError as error:
+        return False, 0, redact(str(error))
+    return record.complete, record.unresolved, ""
 
 
 # ---------------------------------------------------------------------------------------- runs

@@ -235,6 +235,60 @@ def valid_unicode(text: str) -> str:
     return text
 
 
+#: The judge's URL(s) and model under the names used at the edges, by the one internal name
+#: (:class:`JudgeSettings` ``urls``/``model``): GPassKEvaluator's ``url``/``model_name`` (as OpenCompass's
+#: LiveMathBenchEvaluator), the CLI's ``--judge-url``/``--judge-model``, the templates'
+#: ``eval_urls``/``eval_model_name``.
+JUDGE_NAMES = {"urls": ("urls", "url", "judge_url", "eval_urls"),
+               "model": ("model", "model_name", "judge_model", "eval_model_name")}
+
+
+def judge_endpoint(**given) -> dict:
+    """Map the judge URL(s) and model, under any of their edge names (:data:`JUDGE_NAMES`), onto ``urls``/``model``.
+
+    The one place where the ecosystem names meet the internal ones. A single
+    URL string becomes a one-element tuple; ``None`` means not given.
+
+    >>> judge_endpoint(url="http://10.0.0.5:8000/v1", model_name="LiveMath-Judge")
+    {'urls': ('http://10.0.0.5:8000/v1',), 'model': 'LiveMath-Judge'}
+    >>> judge_endpoint(eval_urls=["http://a:1/v1", "http://b:1/v1"], eval_model_name="J")
+    {'urls': ('http://a:1/v1', 'http://b:1/v1'), 'model': 'J'}
+    >>> judge_endpoint(judge_url=None, judge_model="")
+    {'urls': (), 'model': ''}
+    >>> judge_endpoint(url="http://a:1/v1", eval_urls=["http://b:1/v1"])
+    Traceback (most recent call last):
+    ...
+    ValueError: the judge URL is given twice with different values (url='http://a:1/v1', eval_urls=['http://b:1/v1']); give it once
+    >>> judge_endpoint(urll="x")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown judge setting 'urll'; expected one of urls, url, judge_url, eval_urls, model, model_name, judge_model, eval_model_name
+    """
+    known = [name for names in JUDGE_NAMES.values() for name in names]
+    for name in given:
+        if name not in known:
+            raise ValueError(f"unknown judge setting {name!r}; expected one of {', '.join(known)}")
+    endpoint = {}
+    for concept, names in JUDGE_NAMES.items():
+        present = {name: given[name] for name in names if given.get(name) not in (None, "", (), [])}
+        values = {name: _as_urls(value) if concept == "urls" else value for name, value in present.items()}
+        if len(set(values.values())) > 1:
+            shown = ", ".join(f"{name}={value!r}" for name, value in present.items())
+            what = "judge URL" if concept == "urls" else "judge model"
+            raise ValueError(f"the {what} is given twice with different values ({shown}); give it once")
+        endpoint[concept] = next(iter(values.values()), () if concept == "urls" else "")
+    return endpoint
+
+
+def _as_urls(value) -> tuple:
+    if isinstance(value, str):
+        return (value,)
+    try:
+        return tuple(value)
+    except TypeError:
+        raise ValueError(f"judge URL(s) must be a string or a list of strings, got {value!r}") from None
+
+
 def resolve_kind(kind: str, urls: Sequence[str]) -> str:
     """Resolve ``"auto"``: the LLM judge when URLs are given, the rule judge otherwise.
 

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from gpassk_opencompass.leaderboard.records import Interval, RunResult, Unresolved
+from gpassk_opencompass.scoring.results import ResultsFile, read_results
 
 
 #: Numeric top-level keys of a results file that are not metrics.
@@ -76,7 +77,8 @@ def identify_run(
     ...
     gpassk_opencompass.leaderboard.identify.UnidentifiedRun: no saved config or manifest names the model (its path); ...
     """
-    info = results.get("gpassk") if isinstance(results.get("gpassk"), Mapping) else {}
+    record = _read(results, results_path)
+    info = record.gpassk
     manifest = manifest or {}
     model_cfg = model_cfg or {}
     evaluator = _evaluator_cfg(dataset_cfg)
@@ -131,31 +133,23 @@ def identify_run(
             notes.append(
                 "n = 1 but no record says decoding was greedy (temperature 0, do_sample=False "
                 "or top_k=1); not used for the Greedy column")
-    thresholds = info.get("thresholds")
-    if thresholds is not None and not (isinstance(thresholds, list) and all(map(_is_number, thresholds))):
-        raise UnidentifiedRun(
-            f"the results' gpassk.thresholds should be a list of numbers, got {thresholds!r}")
+    thresholds = record.thresholds or None
     run = RunResult(
         results_path=results_path, model_abbr=model_abbr, dataset_abbr=dataset_abbr,
         display_name=str(display_name), benchmark=benchmark, greedy=greedy, n=n, k=k,
         temperature=temperature, model_path=None if model_path is None else str(model_path),
-        metrics=result_metrics(results), intervals=result_intervals(results),
-        thresholds=None if thresholds is None else tuple(float(t) for t in thresholds),
-        written=written, unresolved=result_unresolved(results, results_path),
-        bounds=result_bounds(results))
+        metrics=result_metrics(record), intervals=result_intervals(record),
+        thresholds=thresholds, written=written, unresolved=result_unresolved(record, results_path),
+        bounds=result_bounds(record))
     return run, tuple(notes)
 
 
-def result_unresolved(results: Mapping, results_path: Path) -> Unresolved | None:
-    """What an incomplete results file lacks, or ``None`` when it is complete.
-
-    Incomplete when the top-level ``unresolved`` or ``gpassk.unresolved`` is
-    above 0, ``gpassk.complete`` is false, or (files written before the
-    ``complete`` flag existed) ``gpassk.judge_stats.unresolved`` is above 0.
-    A file with none of these keys is complete.
+def result_unresolved(results: Mapping | ResultsFile, results_path: Path) -> Unresolved | None:
+    """What an incomplete results file lacks, or ``None`` when it is complete (read by
+    :func:`~gpassk_opencompass.scoring.results.read_results`, every schema version).
 
     Raises:
-        UnidentifiedRun: one of them holds something other than a count / a boolean.
+        UnidentifiedRun: a completeness field holds something other than a count / a boolean.
 
     >>> result_unresolved({"unresolved": 0, "gpassk": {"complete": True}}, Path("r.json")) is None
     True
@@ -163,35 +157,19 @@ def result_unresolved(results: Mapping, results_path: Path) -> Unresolved | None
     ...                   Path("r.json")).describe()
     '45 of 48 generations unresolved'
     """
-    info = results.get("gpassk") if isinstance(results.get("gpassk"), Mapping) else {}
-    stats = info.get("judge_stats") if isinstance(info.get("judge_stats"), Mapping) else {}
-    counts = [_count(results.get("unresolved"), "the results' unresolved"),
-              _count(info.get("unresolved"), "the results' gpassk.unresolved"),
-              _count(stats.get("unresolved"), "the results' gpassk.judge_stats.unresolved")]
-    complete = info.get("complete")
-    if complete is not None and not isinstance(complete, bool):
-        raise UnidentifiedRun(f"the results' gpassk.complete should be true or false, got {complete!r}")
-    unresolved = max((count for count in counts if count is not None), default=0)
-    if unresolved == 0 and complete is not False:
+    record = _read(results, results_path)
+    if record.complete:
         return None
-    generations = _count(stats.get("total"), "the results' gpassk.judge_stats.total")
-    if not generations and isinstance(info.get("questions"), int) and isinstance(info.get("n"), int):
-        generations = info["questions"] * info["n"]
-    return Unresolved(results_path, unresolved, generations or None)
+    return Unresolved(results_path, record.unresolved, record.generations or None)
 
 
-def result_bounds(results: Mapping) -> dict[str, tuple[float, float]]:
+def result_bounds(results: Mapping | ResultsFile) -> dict[str, tuple[float, float]]:
     """``gpassk.bounds`` of an incomplete results file: ``{metric key: (all wrong, all right)}``.
 
-    >>> result_bounds({"gpassk": {"bounds": {"mG-Pass@16": [2.5, 60.0], "bad": ["x", 1]}}})
+    >>> result_bounds({"gpassk": {"bounds": {"mG-Pass@16": [2.5, 60.0]}}})
     {'mG-Pass@16': (2.5, 60.0)}
     """
-    info = results.get("gpassk")
-    block = info.get("bounds") if isinstance(info, Mapping) else None
-    if not isinstance(block, Mapping):
-        return {}
-    return {key: (float(pair[0]), float(pair[1])) for key, pair in block.items()
-            if isinstance(pair, (list, tuple)) and len(pair) == 2 and all(map(_is_number, pair))}
+    return dict(_read(results).bounds)
 
 
 def model_temperature(model_cfg: Mapping) -> float | None:
@@ -211,32 +189,36 @@ def model_temperature(model_cfg: Mapping) -> float | None:
     return None
 
 
-def result_metrics(results: Mapping) -> dict[str, float]:
+def result_metrics(results: Mapping | ResultsFile) -> dict[str, float]:
     """The finite numeric entries of a results file (its metrics), in file order; not ``unresolved``.
 
     >>> result_metrics({"G-Pass@16_0.5": 40.0, "details": [], "ok": True, "x": float("nan"), "unresolved": 0})
     {'G-Pass@16_0.5': 40.0}
     """
-    return {key: float(value) for key, value in results.items()
-            if _is_number(value) and key not in NOT_METRICS}
+    return {key: value for key, value in _read(results).metrics.items() if key not in NOT_METRICS}
 
 
-def result_intervals(results: Mapping) -> dict[str, Interval]:
+def result_intervals(results: Mapping | ResultsFile) -> dict[str, Interval]:
     """Bootstrap intervals from the results' ``gpassk.uncertainty`` block, by metric key.
 
     >>> result_intervals({"gpassk": {"uncertainty": {"mG-Pass@16": {
     ...     "mean": 30.0, "stderr": 1.0, "ci_low": 28.1, "ci_high": 32.0, "ci": 0.95}}}})
     {'mG-Pass@16': Interval(low=28.1, high=32.0, level=0.95)}
     """
-    info = results.get("gpassk")
-    block = info.get("uncertainty") if isinstance(info, Mapping) else None
-    if not isinstance(block, Mapping):
-        return {}
-    return {key: Interval(float(entry["ci_low"]), float(entry["ci_high"]),
-                          float(entry["ci"]) if _is_number(entry.get("ci")) else None)
-            for key, entry in block.items()
-            if isinstance(entry, Mapping) and _is_number(entry.get("ci_low"))
-            and _is_number(entry.get("ci_high"))}
+    return {key: Interval(entry.low, entry.high, entry.level) for key, entry in _read(results).uncertainty.items()}
+
+
+def _read(results: Mapping | ResultsFile, results_path: Path | None = None) -> ResultsFile:
+    """The results document through the one reader; a malformed one is an :class:`UnidentifiedRun`."""
+    if isinstance(results, ResultsFile):
+        return results
+    try:
+        return read_results(results, str(results_path) if results_path is not None else "the results")
+    except ValueError as error:
+        message = str(error)
+        if results_path is not None and message.startswith(f"{results_path}: "):
+            message = message[len(f"{results_path}: "):]
+        raise UnidentifiedRun(message) from None
 
 
 def greedy_accuracy_key(n: int) -> str:

@@ -29,18 +29,12 @@ from loguru import logger
 from opencompass.openicl.icl_evaluator import BaseEvaluator
 from opencompass.registry import ICL_EVALUATORS
 
-from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items, resolve_kind
+from gpassk_opencompass.judges import JudgeSettings, resolve_kind
+from gpassk_opencompass.judges.types import judge_endpoint
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, check_request
 from gpassk_opencompass.plugin.replicas import by_question, check_replicas_align, question_count
-from gpassk_opencompass.scoring.results import (
-    IDENTICAL_SHARE_WARNING,
-    gpassk_results,
-    identical_share,
-    question_details,
-    results_document,
-    unresolved_summary,
-    warn_if_identical,
-)
+from gpassk_opencompass.scoring.flow import Question, ScoringRequest, judge_language, score_questions
+from gpassk_opencompass.scoring.results import IDENTICAL_SHARE_WARNING, unresolved_summary
 
 #: Columns used as subsets when ``subset_columns`` is not given (those present).
 DEFAULT_SUBSET_COLUMNS = ("split", "language")
@@ -49,38 +43,19 @@ CACHE_FILE = "judge_cache.jsonl"
 
 
 @dataclass(frozen=True)
-class EvaluationSettings:
-    """What the evaluator computes besides judging (validated on construction)."""
+class DatasetColumns:
+    """Where the evaluator finds each question's text, language and subset labels in the dataset."""
 
-    thresholds: tuple = DEFAULT_THRESHOLDS
     question_column: str = "question"
     subset_columns: tuple[str, ...] | None = None
     language: str = "en"
     language_column: str = "language"
-    benchmark: str | None = None
-    ci: float = 0.95
-    n_boot: int = 1000
-    seed: int = 0
-    identical_warning: float = IDENTICAL_SHARE_WARNING
-    allow_unresolved: bool = False
 
     def __post_init__(self) -> None:
-        thresholds = (self.thresholds,) if isinstance(self.thresholds, (int, float)) else tuple(self.thresholds)
-        check_request([1], thresholds)  # validates every tau, refuses a repeated one
-        object.__setattr__(self, "thresholds", thresholds)
-        if not isinstance(self.allow_unresolved, bool):
-            raise ValueError(f"allow_unresolved must be True or False; got {self.allow_unresolved!r}")
         if self.subset_columns is not None:
             columns = (self.subset_columns,) if isinstance(self.subset_columns, str) else tuple(self.subset_columns)
             object.__setattr__(self, "subset_columns", columns)
-        if self.language not in ("en", "cn"):
-            raise ValueError(f"language must be 'en' or 'cn' (the judge prompt's language); got {self.language!r}")
-        if self.benchmark is not None:
-            from gpassk_opencompass.catalog import get_benchmark
-
-            get_benchmark(self.benchmark)
-        if not 0 <= self.identical_warning <= 1:
-            raise ValueError(f"identical_warning must be a share in [0, 1]; got {self.identical_warning!r}")
+        object.__setattr__(self, "language", judge_language(self.language, "GPassKEvaluator(language=)"))
 
 
 @ICL_EVALUATORS.register_module(name="GPassKEvaluator")
@@ -104,7 +79,10 @@ class GPassKEvaluator(BaseEvaluator):
         language_column: the column holding ``en``/``cn`` per question.
         benchmark: the canonical benchmark name (recorded in the results for
             the leaderboard).
-        ci: bootstrap confidence level; n_boot: resamples; seed: its seed.
+        ci: level of the intervals; n_boot: bootstrap resamples; seed: their seed.
+        interval: ``"bootstrap"`` (default), ``"bayes"`` or ``"both"``: which
+            intervals the results carry (``gpassk.uncertainty``, ``gpassk.bayes``).
+        prior: ``(alpha0, beta0)`` of the Beta prior of the Bayesian intervals.
         identical_warning: warn when at least this share of questions got n
             byte-identical generations (a seed shared by all replicas).
         allow_unresolved: with generations the judge could not judge, still
@@ -137,6 +115,8 @@ class GPassKEvaluator(BaseEvaluator):
         seed: int = 0,
         identical_warning: float = IDENTICAL_SHARE_WARNING,
         allow_unresolved: bool = False,
+        interval: str = "bootstrap",
+        prior: Sequence[float] = (1.0, 1.0),
         pred_postprocessor: dict | None = None,
         use_extract_model: bool = False,
         **judge_options,
@@ -147,15 +127,19 @@ class GPassKEvaluator(BaseEvaluator):
                              "GPassKEvaluator extracts the final answer itself and shows it to the judge")
         for unused in ("extract_url", "extract_model_name"):
             judge_options.pop(unused, None)  # LiveMathBenchEvaluator keywords, meaningless here
-        urls = (url,) if isinstance(url, str) else tuple(url or ())
+        endpoint = judge_endpoint(url=url, model_name=model_name)  # LiveMathBenchEvaluator's names -> ours
+        urls, model_name = endpoint["urls"], endpoint["model"]
         kind = resolve_kind(judge, urls)
-        self.judge_settings = JudgeSettings(kind=kind, urls=urls, model=model_name, concurrency=concurrency,
+        self.judge_settings = JudgeSettings(kind=kind, **endpoint, concurrency=concurrency,
                                             request_timeout=request_timeout, max_retries=max_retries,
                                             **judge_options)
-        self.settings = EvaluationSettings(
-            thresholds=thresholds, question_column=question_column, subset_columns=subset_columns,
-            language=language, language_column=language_column, benchmark=benchmark, ci=ci, n_boot=n_boot,
-            seed=seed, identical_warning=identical_warning, allow_unresolved=allow_unresolved)
+        self.columns = DatasetColumns(question_column=question_column, subset_columns=subset_columns,
+                                      language=language, language_column=language_column)
+        # k comes with each evaluate() call; everything else is validated now
+        self.request = ScoringRequest(
+            ks=(1,), thresholds=thresholds, benchmark=benchmark, ci=ci, n_boot=n_boot, seed=seed,
+            identical_warning=identical_warning, allow_unresolved=allow_unresolved, interval=interval,
+            prior=tuple(prior) if isinstance(prior, (list, tuple)) else prior)
         how = {"rule": "the rule judge (math-verify)", "llm": f"the LLM judge {model_name!r} at {', '.join(urls)}",
                "cascade": f"the rule judge, then the LLM judge {model_name!r} at {', '.join(urls)}"}[kind]
         reason = {"auto": " (judge='auto': " + ("URLs given)" if urls else "no judge URL given)")}.get(judge, "")
@@ -177,31 +161,12 @@ class GPassKEvaluator(BaseEvaluator):
         columns = dataset.column_names
         check_replicas_align(_row_keys(dataset), n)
 
-        languages = (dataset[self.settings.language_column] if self.settings.language_column in columns
-                     else [self.settings.language] * len(predictions))
-        items = [JudgeItem(question=str(question), reference=str(reference), response=str(prediction),
-                           language=_judge_language(language, row))
-                 for row, (question, reference, prediction, language) in enumerate(
-                     zip(dataset[self.settings.question_column], references, predictions, languages))]
-
-        logger.info(f"GPassKEvaluator: {questions} questions x n={n}, judged by {self._judge_description}")
-        judged = judge_items(items, self._judge_settings_for_run())
-        verdicts = by_question(judged.verdicts, n)
-        counts = [sum(verdict.correct is True for verdict in question) for question in verdicts]
         first_replica = dataset.select(range(questions))
-        subsets = {column: [str(label) for label in first_replica[column]]
-                   for column in self._subset_columns(columns)}
-        results = gpassk_results(counts, n, ks, self.settings.thresholds, subsets,
-                                 ci=self.settings.ci, n_boot=self.settings.n_boot, seed=self.settings.seed)
-        share = identical_share(by_question(predictions, n))
-        warn_if_identical(share, self.settings.identical_warning)
-        details = [question_details(question_id, verdicts[index],
-                                    {column: labels[index] for column, labels in subsets.items()})
-                   for index, question_id in enumerate(_question_ids(first_replica))]
-        document = results_document(results, judged, self.judge_settings, ks=ks,
-                                    thresholds=self.settings.thresholds, benchmark=self.settings.benchmark,
-                                    identical=share, details=details,
-                                    allow_unresolved=self.settings.allow_unresolved)
+        request = replace(self.request, ks=tuple(ks), subsets=self._subset_columns(columns))
+        logger.info(f"GPassKEvaluator: {questions} questions x n={n}, judged by {self._judge_description}")
+        document = score_questions(self._questions(first_replica, by_question(references, n),
+                                                   by_question(predictions, n), request.subsets),
+                                   request, self._judge_settings_for_run())
         if document["unresolved"]:
             logger.error("GPassKEvaluator: INCOMPLETE -- " + unresolved_summary(document, resume=self._resume_hint())
                          .replace("\n", " | "))
@@ -211,7 +176,7 @@ class GPassKEvaluator(BaseEvaluator):
         """How to re-ask only the unresolved verdicts of this evaluation."""
         settings = self._judge_settings_for_run()
         metrics = ("the metrics count them as wrong here (allow_unresolved=True): see gpassk.bounds"
-                   if self.settings.allow_unresolved else "the metric keys are left out of the results")
+                   if self.request.allow_unresolved else "the metric keys are left out of the results")
         out_dir = getattr(self, "_out_dir", None)
         if settings.cache_path is None or out_dir is None:
             return f"{metrics}; judge again to re-ask them"
@@ -227,16 +192,16 @@ class GPassKEvaluator(BaseEvaluator):
         for k in ks:
             if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= n:
                 raise ValueError(f"dataset k must be integers with 1 <= k <= n={n}; got k={k!r}")
-        check_request(ks, self.settings.thresholds)
+        check_request(ks, self.request.thresholds)
         if not (len(predictions) == len(references) == len(dataset)):
             raise ValueError(f"predictions ({len(predictions)}), references ({len(references)}) and dataset rows "
                              f"({len(dataset)}) must have the same length")
         question_count(len(predictions), n)
         columns = dataset.column_names
-        if self.settings.question_column not in columns:
-            raise ValueError(f"question_column={self.settings.question_column!r} is not a dataset column; "
+        if self.columns.question_column not in columns:
+            raise ValueError(f"question_column={self.columns.question_column!r} is not a dataset column; "
                              f"columns are {columns}: set question_column= in the evaluator config")
-        for column in self.settings.subset_columns or ():
+        for column in self.columns.subset_columns or ():
             if column not in columns:
                 raise ValueError(f"subset column {column!r} is not a dataset column; columns are {columns}")
         for row, prediction in enumerate(predictions):
@@ -244,9 +209,23 @@ class GPassKEvaluator(BaseEvaluator):
                 raise ValueError(f"prediction {row} is a {type(prediction).__name__}, expected the model's text; "
                                  "check the model's output format")
 
+    def _questions(self, first_replica, references: list[list], predictions: list[list[str]],
+                   subsets: Sequence[str]) -> list[Question]:
+        """OpenCompass's dataset rows (the first replica) and regrouped predictions as :class:`Question` values."""
+        columns = first_replica.column_names
+        texts = first_replica[self.columns.question_column]
+        languages = (first_replica[self.columns.language_column] if self.columns.language_column in columns
+                     else [self.columns.language] * len(texts))
+        labels = {column: [str(label) for label in first_replica[column]] for column in subsets}
+        return [Question(id=question_id, question=str(texts[index]), reference=str(references[index][0]),
+                         predictions=tuple(str(prediction) for prediction in predictions[index]),
+                         language=judge_language(languages[index], f"row {index}"),
+                         labels={column: values[index] for column, values in labels.items()})
+                for index, question_id in enumerate(_question_ids(first_replica))]
+
     def _subset_columns(self, columns: Sequence[str]) -> tuple[str, ...]:
-        if self.settings.subset_columns is not None:
-            return self.settings.subset_columns
+        if self.columns.subset_columns is not None:
+            return self.columns.subset_columns
         return tuple(column for column in DEFAULT_SUBSET_COLUMNS if column in columns)
 
     def _judge_settings_for_run(self) -> JudgeSettings:
@@ -274,13 +253,3 @@ def _question_ids(first_replica) -> list[str]:
         return [f"{subdivision}/{idx}" for subdivision, idx in zip(first_replica["subdivision"], first_replica["idx"])]
     return [str(index) for index in range(len(first_replica))]
 
-
-def _judge_language(language, row: int) -> str:
-    value = str(language).lower()
-    if value in ("en", "cn"):
-        return value
-    if value in ("zh", "zh-cn", "chinese"):
-        return "cn"
-    if value in ("english",):
-        return "en"
-    raise ValueError(f"row {row} has language {language!r}; expected 'en' or 'cn' (it selects the judge prompt)")

@@ -17,12 +17,16 @@ questions, references and split/language columns.
 from __future__ import annotations
 
 import copy
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:
+    from gpassk_opencompass.scoring.results import ResultsFile
+
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import check_not_inside, write_bytes_atomic
 from gpassk_opencompass.plugin.runs import (
     load_saved_config,
@@ -59,12 +63,12 @@ def find_targets(path: str | os.PathLike) -> list[RejudgeTarget]:
     """Every model x dataset with predictions under ``path`` (a run, a predictions folder or file).
 
     Raises:
-        ValueError: the path is not part of an OpenCompass run, the run has no
+        InputError: the path is not part of an OpenCompass run, the run has no
             saved config, or no predictions match its config.
     """
     path = Path(path)
     if not path.exists():
-        raise ValueError(f"{str(path)!r} does not exist")
+        raise InputError(f"{str(path)!r} does not exist")
     if path.is_file():
         run_dir, models, wanted_file = path.parent.parent.parent, [path.parent.name], path
     elif (path / "predictions").is_dir():
@@ -74,13 +78,16 @@ def find_targets(path: str | os.PathLike) -> list[RejudgeTarget]:
     elif path.parent.name == "predictions":
         run_dir, models, wanted_file = path.parent.parent, [path.name], None
     else:
-        raise ValueError(f"{str(path)!r} is not an OpenCompass run (outputs/<timestamp>), its predictions/ "
+        raise InputError(f"{str(path)!r} is not an OpenCompass run (outputs/<timestamp>), its predictions/ "
                          "folder, a predictions/<model_abbr> folder or a predictions file")
     configs = saved_config_paths(run_dir)
     if not configs:
-        raise ValueError(f"{run_dir} has no saved config (configs/*.py): cannot tell how its predictions were made")
+        raise InputError(f"{run_dir} has no saved config (configs/*.py): cannot tell how its predictions were made")
     config_path = configs[0]
-    config = load_saved_config(config_path)  # as data: UnreadableConfig (a ValueError) names the file and line
+    try:
+        config = load_saved_config(config_path)  # as data: UnreadableConfig names the file and line
+    except ValueError as error:
+        raise InputError(str(error)) from None
     model_dirs = models if models is not None else sorted(
         folder.name for folder in (run_dir / "predictions").iterdir() if folder.is_dir())
     targets = []
@@ -94,7 +101,7 @@ def find_targets(path: str | os.PathLike) -> list[RejudgeTarget]:
             targets.append(RejudgeTarget(run_dir, model_abbr, dataset_abbr, copy.deepcopy(model_cfg),
                                          copy.deepcopy(dataset_cfg), config_path))
     if not targets:
-        raise ValueError(f"no predictions under {path} match a model and dataset of {config_path}")
+        raise InputError(f"no predictions under {path} match a model and dataset of {config_path}")
     return targets
 
 
@@ -163,7 +170,7 @@ def rejudge(targets: Sequence[RejudgeTarget], output_dir: str | os.PathLike, eva
         The results files, one per target.
 
     Raises:
-        ValueError: before any work, for ``output_dir`` equal to or inside a
+        InputError: before any work, for ``output_dir`` equal to or inside a
             run being re-judged, a k above n, or a bad judge setting.
     """
     from mmengine.config import ConfigDict
@@ -171,13 +178,16 @@ def rejudge(targets: Sequence[RejudgeTarget], output_dir: str | os.PathLike, eva
 
     output_dir = Path(output_dir)
     for run_dir in dict.fromkeys(target.run_dir for target in targets):
-        check_not_inside("--output", output_dir, "the run being re-judged", run_dir)
+        try:
+            check_not_inside("--output", output_dir, "the run being re-judged", run_dir)
+        except ValueError as error:
+            raise InputError(str(error)) from None
     prepared = []
     for target in targets:  # every check before the first judgment
         dataset_cfg = with_judge(target.dataset_cfg, evaluator, ks)
         n = dataset_cfg.get("n", 1)
         if ks is not None and max(ks) > n:
-            raise ValueError(f"k must be <= n; got k={max(ks)} but {target.model_abbr} x {target.dataset_abbr} "
+            raise InputError(f"k must be <= n; got k={max(ks)} but {target.model_abbr} x {target.dataset_abbr} "
                              f"has n={n} generations per question")
         _instantiate_evaluator(dataset_cfg)
         prepared.append((target, dataset_cfg))
@@ -203,12 +213,12 @@ def rejudge(targets: Sequence[RejudgeTarget], output_dir: str | os.PathLike, eva
 
 def _is_complete(results_file: Path) -> bool:
     """Whether a results file holds every verdict (schema 2), or predates that schema (legacy: complete)."""
+    from gpassk_opencompass.scoring.results import load_results
+
     try:
-        result = json.loads(results_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return load_results(results_file).complete
+    except ValueError:
         return False
-    info = result.get("gpassk") or {}
-    return not result.get("unresolved", 0) and info.get("complete", True) is not False
 
 
 def _instantiate_evaluator(dataset_cfg: Mapping) -> None:
@@ -216,7 +226,10 @@ def _instantiate_evaluator(dataset_cfg: Mapping) -> None:
     from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
 
     keywords = {key: value for key, value in dataset_cfg["eval_cfg"]["evaluator"].items() if key != "type"}
-    GPassKEvaluator(**keywords)
+    try:
+        GPassKEvaluator(**keywords)
+    except ValueError as error:
+        raise InputError(str(error)) from None
 
 
 def _link_predictions(target: RejudgeTarget, output_dir: Path) -> None:
@@ -224,7 +237,51 @@ def _link_predictions(target: RejudgeTarget, output_dir: Path) -> None:
     source = (target.run_dir / "predictions" / target.model_abbr).resolve()
     if link.is_symlink() or link.exists():
         if link.resolve() != source:
-            raise ValueError(f"{link} already holds other predictions; choose another output directory")
+            raise InputError(f"{link} already holds other predictions; choose another output directory")
         return
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(source, target_is_directory=True)
+
+
+@dataclass(frozen=True)
+class Rejudged:
+    """One re-judged model x dataset: where its results are, and the results read back."""
+
+    target: RejudgeTarget
+    path: Path
+    results: "ResultsFile"
+
+
+def default_output(targets: Sequence[RejudgeTarget]) -> Path:
+    """``<run>_rejudged`` next to the (first) run being re-judged."""
+    run_dir = targets[0].run_dir
+    return run_dir.with_name(run_dir.name + "_rejudged")
+
+
+def rejudge_run(path: str | os.PathLike, evaluator: Mapping, *, output_dir: str | os.PathLike | None = None,
+                ks: Sequence[int] | None = None) -> list[Rejudged]:
+    """``gpassk rejudge``: find the run's targets, re-judge them into ``output_dir``, read the results back.
+
+    Args:
+        path: a run, its predictions folder, a model's predictions folder or one predictions file.
+        evaluator: GPassKEvaluator keywords (judge, url, model_name, interval, ...).
+        output_dir: the new run directory (default: :func:`default_output`).
+        ks: replace the datasets' k.
+
+    Raises:
+        InputError: a bad path, output or setting, before anything is judged.
+        JudgeError: the judge cannot serve the run.
+    """
+    from gpassk_opencompass.scoring.results import load_results
+
+    targets = find_targets(path)
+    output_dir = Path(output_dir) if output_dir is not None else default_output(targets)
+    if output_dir.exists() and not output_dir.is_dir():
+        raise InputError(f"--output {output_dir} is a file; give a directory for the re-judged run")
+    from loguru import logger
+
+    for target in targets:
+        logger.info("re-judging {} x {} from {} into {}", target.model_abbr, target.dataset_abbr, target.run_dir,
+                    output_dir)
+    paths = rejudge(targets, output_dir, evaluator, ks=ks)
+    return [Rejudged(target, result, load_results(result)) for target, result in zip(targets, paths)]

@@ -8,24 +8,43 @@
   reader (the console report, the leaderboard) goes through it.
 
 May import: :mod:`gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.judges`,
-:mod:`~gpassk_opencompass.files`, :mod:`~gpassk_opencompass.redaction`.
+:mod:`~gpassk_opencompass.uncertainty`, :mod:`~gpassk_opencompass.files`,
+:mod:`~gpassk_opencompass.redaction`, :mod:`~gpassk_opencompass.errors`.
 Never OpenCompass.
 """
 
 from gpassk_opencompass.scoring.flow import (
-    Generations,
-    check_metric_request,
-    format_report,
+    INTERVALS,
+    Question,
+    ScoringRequest,
+    check_questions,
+    judge_language,
     load_generations,
     parse_generations,
-    score_generations,
+    score_questions,
+)
+from gpassk_opencompass.scoring.results import (
+    SCHEMA_VERSION,
+    ResultsFile,
+    format_report,
+    load_results,
+    read_results,
+    write_results,
 )
 
 __all__ = [
-    "Generations",
-    "check_metric_request",
+    "INTERVALS",
+    "SCHEMA_VERSION",
+    "Question",
+    "ResultsFile",
+    "ScoringRequest",
+    "check_questions",
     "format_report",
+    "judge_language",
     "load_generations",
+    "load_results",
     "parse_generations",
-    "score_generations",
+    "read_results",
+    "score_questions",
+    "write_results",
 ]

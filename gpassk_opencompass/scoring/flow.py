@@ -1,48 +1,55 @@
-r"""Score saved generations: load a JSONL file, judge it, compute G-Pass@k.
+r"""The one scoring flow: questions and their generations -> verdicts -> counts -> metrics -> the results document.
 
-The input has one question per line::
+:func:`score_questions` is called by ``gpassk score`` (a generations JSONL
+file, :func:`load_generations`), by
+:class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator` (an OpenCompass
+dataset and its predictions) and so by ``gpassk rejudge`` (the evaluator run
+again on a finished run's predictions) alike: each caller only turns its input
+into :class:`Question` values and a :class:`ScoringRequest`; judging,
+counting, metrics, intervals (bootstrap and/or Bayesian) and the results
+document happen here, once.
+
+The JSONL input has one question per line::
 
     {"id": "AMC-12", "question": "...", "answer": "\\frac{1}{2}",
      "predictions": ["... \\boxed{1/2}", "... \\boxed{0.5}", ...], "language": "en"}
 
-``language`` (``en`` or ``cn``) is optional and selects the judge prompt.
-Everything -- every line, k, the thresholds, the judge settings -- is
-validated before the first answer is judged; a bad line is a ``ValueError``
-naming its line number.
-
-:func:`score_generations` returns a dict shaped like an OpenCompass results
-file of :class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator`: the metric
-keys at the top (``G-Pass@{k}_{tau}``, ``mG-Pass@{k}``, ``accuracy (n runs
-average)``, all x 100) -- only when every verdict is resolved, or when
-unresolved verdicts are explicitly allowed --, ``unresolved`` (how many
-generations could not be judged), a ``gpassk`` block (k, n, thresholds, judge,
-prompt version, bootstrap intervals, judge statistics, completeness and, when
-incomplete, the bounds of every metric) and per-question ``details``
-(:mod:`~gpassk_opencompass.scoring.results`).
+``language`` is optional (``en`` by default) and selects the judge prompt;
+:func:`judge_language` is the one place that reads it (``en``/``cn``, also
+``zh``, ``english``, ``chinese``). Everything -- every line, k, the
+thresholds, the interval settings -- is validated before the first answer is
+judged; a mistake is an :class:`~gpassk_opencompass.errors.InputError` naming
+the value (a line number for the file).
 
 >>> from gpassk_opencompass.judges import JudgeSettings
 >>> lines = ['{"id": "q1", "question": "1+1?", "answer": "2", "predictions": ["\\\\boxed{2}", "3", "2"]}',
 ...          '{"id": "q2", "question": "2+2?", "answer": "4", "predictions": ["4", "4", "4"]}']
->>> records = parse_generations(lines, min_predictions=2)
->>> result = score_generations(records, ks=[2], thresholds=[1.0], settings=JudgeSettings(), progress=False)
+>>> questions = parse_generations(lines, min_predictions=2)
+>>> result = score_questions(questions, ScoringRequest(ks=(2,), thresholds=(1.0,)), JudgeSettings(), progress=False)
 >>> round(result["G-Pass@2_1.0"], 6), round(result["accuracy (3 runs average)"], 6), [q["c"] for q in result["details"]]
 (66.666667, 83.333333, [2, 3])
->>> result["unresolved"], result["gpassk"]["complete"]
-(0, True)
+>>> result["unresolved"], result["gpassk"]["complete"], "bayes" in result["gpassk"]
+(0, True, False)
 """
 
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import os
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from gpassk_opencompass import metrics
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import LANGUAGES, JudgeItem, JudgeSettings, judge_items
 from gpassk_opencompass.scoring.results import (
+    IDENTICAL_SHARE_WARNING,
+    bayes_block,
     gpassk_results,
     identical_share,
     question_details,
@@ -50,211 +57,370 @@ from gpassk_opencompass.scoring.results import (
     warn_if_identical,
 )
 
+#: What ``interval`` may ask for: bootstrap intervals (``gpassk.uncertainty``), Bayesian
+#: credible intervals (``gpassk.bayes``), or both.
+INTERVALS = ("bootstrap", "bayes", "both")
+#: Spellings of the two judge-prompt languages accepted in inputs (lower-cased).
+LANGUAGE_ALIASES = {"en": "en", "english": "en", "cn": "cn", "zh": "cn", "zh-cn": "cn", "chinese": "cn"}
+
 _FIELDS = {"id": str, "question": str, "answer": str, "predictions": list, "language": str}
 
 
 @dataclass(frozen=True)
-class Generations:
-    """One question and the model's generations for it (one input line)."""
+class Question:
+    """One question and the model's generations for it: what the flow scores.
+
+    Attributes:
+        id: the question's id (unique within a scoring).
+        question: the problem statement (shown to the LLM judge).
+        reference: the gold answer.
+        predictions: the n generations, in order.
+        language: ``"en"`` or ``"cn"`` (:func:`judge_language`); selects the judge prompt.
+        labels: ``{subset column: label}`` (``split``, ``language``, ...), reported per label.
+    """
 
     id: str
     question: str
-    answer: str
+    reference: str
     predictions: tuple[str, ...]
     language: str = "en"
+    labels: Mapping[str, str] = field(default_factory=dict)
 
 
-def load_generations(path: str | os.PathLike, *, min_predictions: int) -> list[Generations]:
-    """Read and validate a generations JSONL file (see the module docstring).
+@dataclass(frozen=True)
+class ScoringRequest:
+    """What to compute from the verdicts. Validated on construction (:class:`InputError`).
+
+    Attributes:
+        ks: the k values (each at most every question's n, checked by :func:`check_questions`).
+        thresholds: the tau values in [0, 1].
+        subsets: the subset columns (keys of :attr:`Question.labels`), in report order.
+        interval: ``"bootstrap"`` (default), ``"bayes"`` or ``"both"`` (:data:`INTERVALS`).
+        ci: the level of both kinds of interval.
+        n_boot: bootstrap resamples; seed: their seed.
+        prior: ``(alpha0, beta0)`` of the Beta prior of the Bayesian intervals.
+        benchmark: the canonical benchmark name, recorded for the leaderboard.
+        allow_unresolved: keep the metric keys even with unresolved verdicts
+            (they then count those as wrong; ``gpassk.complete`` is false and
+            ``gpassk.bounds`` gives each metric's range).
+        identical_warning: warn when at least this share of questions got n
+            byte-identical generations.
+
+    >>> ScoringRequest(ks=(4,), interval="bayes", prior=(0.5, 0.5)).prior
+    (0.5, 0.5)
+    >>> ScoringRequest(ks=(4,), interval="credible")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: interval must be one of bootstrap, bayes, both; got 'credible'
+    >>> ScoringRequest(ks=(4,), prior=(0, 1))
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: prior alpha0 must be a finite number > 0; got 0
+    """
+
+    ks: tuple[int, ...]
+    thresholds: tuple = metrics.DEFAULT_THRESHOLDS
+    subsets: tuple[str, ...] = ()
+    interval: str = "bootstrap"
+    ci: float = 0.95
+    n_boot: int = 1000
+    seed: int = 0
+    prior: tuple[float, float] = (1.0, 1.0)
+    benchmark: str | None = None
+    allow_unresolved: bool = False
+    identical_warning: float = IDENTICAL_SHARE_WARNING
+
+    def __post_init__(self) -> None:
+        ks = (self.ks,) if isinstance(self.ks, numbers.Integral) else tuple(self.ks)
+        thresholds = ((self.thresholds,) if isinstance(self.thresholds, numbers.Real)
+                      else tuple(self.thresholds))
+        subsets = (self.subsets,) if isinstance(self.subsets, str) else tuple(self.subsets)
+        for name, value in (("ks", ks), ("thresholds", thresholds), ("subsets", subsets)):
+            object.__setattr__(self, name, value)
+        try:
+            metrics.check_request(ks, thresholds)
+        except ValueError as error:
+            raise InputError(str(error)) from None
+        if self.interval not in INTERVALS:
+            raise InputError(f"interval must be one of {', '.join(INTERVALS)}; got {self.interval!r}")
+        if isinstance(self.ci, bool) or not isinstance(self.ci, numbers.Real) or not 0 < self.ci < 1:
+            raise InputError(f"ci must be a confidence level in (0, 1); got ci={self.ci!r}")
+        try:
+            alpha0, beta0 = self.prior
+        except (TypeError, ValueError):
+            raise InputError(f"prior must be two numbers A B (the Beta prior's alpha0, beta0); "
+                             f"got {self.prior!r}") from None
+        for name, value in (("alpha0", alpha0), ("beta0", beta0)):
+            if (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
+                    or value <= 0):
+                raise InputError(f"prior {name} must be a finite number > 0; got {value!r}")
+        object.__setattr__(self, "prior", (float(alpha0), float(beta0)))
+        if not isinstance(self.allow_unresolved, bool):
+            raise InputError(f"allow_unresolved must be True or False; got {self.allow_unresolved!r}")
+        if (isinstance(self.identical_warning, bool) or not isinstance(self.identical_warning, numbers.Real)
+                or not 0 <= self.identical_warning <= 1):
+            raise InputError(f"identical_warning must be a share in [0, 1]; got {self.identical_warning!r}")
+        if self.benchmark is not None:
+            from gpassk_opencompass.catalog import get_benchmark
+
+            try:
+                get_benchmark(self.benchmark)
+            except ValueError as error:
+                raise InputError(str(error)) from None
+
+    @property
+    def bootstrap(self) -> bool:
+        """Whether bootstrap intervals are asked for."""
+        return self.interval in ("bootstrap", "both")
+
+    @property
+    def bayes(self) -> bool:
+        """Whether Bayesian credible intervals are asked for."""
+        return self.interval in ("bayes", "both")
+
+
+def judge_language(value, where: str = "language") -> str:
+    """The judge-prompt language of an input value: ``"en"`` or ``"cn"`` (the one place that reads it).
+
+    >>> judge_language("EN"), judge_language("zh"), judge_language("Chinese")
+    ('en', 'cn', 'cn')
+    >>> judge_language("fr", "row 3")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: row 3: "language" must be one of en, cn (it selects the judge prompt); got 'fr'
+    """
+    code = LANGUAGE_ALIASES.get(str(value).strip().lower())
+    if code not in LANGUAGES:
+        raise InputError(f'{where}: "language" must be one of en, cn (it selects the judge prompt); got {value!r}')
+    return code
+
+
+def load_generations(path: str | os.PathLike, *, min_predictions: int = 1) -> list[Question]:
+    """Read and validate a generations JSONL file (see the module docstring) into :class:`Question` values.
 
     Raises:
-        ValueError: the file is missing or empty, or a line is malformed; the
-            message names the file and line.
+        InputError: the file is missing, not UTF-8 or empty, or a line is
+            malformed; the message names the file and line.
     """
     try:
         with open(path, encoding="utf-8") as file:
             return parse_generations(file, min_predictions=min_predictions, source=str(path))
     except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder, expected a generations JSONL file") from None
     except UnicodeDecodeError as error:
-        raise ValueError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+        raise InputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
 
 
-def parse_generations(lines: Iterable[str], *, min_predictions: int, source: str = "input") -> list[Generations]:
-    """Validate JSONL lines into :class:`Generations`; blank lines are skipped.
+def parse_generations(lines: Iterable[str], *, min_predictions: int = 1, source: str = "input") -> list[Question]:
+    """Validate JSONL lines into :class:`Question` values; blank lines are skipped.
 
     >>> parse_generations(['{"id": "a", "question": "q", "answer": 2, "predictions": ["2"]}'], min_predictions=1)
     Traceback (most recent call last):
     ...
-    ValueError: input line 1: "answer" must be a string, got int 2 (write it as "2")
+    gpassk_opencompass.errors.InputError: input line 1: "answer" must be a string, got int 2 (write it as "2")
     >>> parse_generations(['{"id": "a", "question": "q", "answer": "2", "predictions": ["2"]}'], min_predictions=4)
     Traceback (most recent call last):
     ...
-    ValueError: input line 1: question 'a' has 1 prediction(s); at least 4 are needed (the largest k)
+    gpassk_opencompass.errors.InputError: input line 1: question 'a' has 1 prediction(s); at least 4 are needed (the largest k)
     """
-    records: list[Generations] = []
+    questions: list[Question] = []
     first_line_of: dict[str, int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         where = f"{source} line {number}"
-        record = _parse_line(line, where, min_predictions)
-        if record.id in first_line_of:
-            raise ValueError(f"{where}: id {record.id!r} repeats line {first_line_of[record.id]}; ids must be unique")
-        first_line_of[record.id] = number
-        records.append(record)
-    if not records:
-        raise ValueError(f"{source}: no questions (the file is empty)")
-    return records
+        question = _parse_line(line, where, min_predictions)
+        if question.id in first_line_of:
+            raise InputError(f"{where}: id {question.id!r} repeats line {first_line_of[question.id]}; "
+                             "ids must be unique")
+        first_line_of[question.id] = number
+        questions.append(question)
+    if not questions:
+        raise InputError(f"{source}: no questions (the file is empty)")
+    return questions
 
 
-def _parse_line(line: str, where: str, min_predictions: int) -> Generations:
+def _parse_line(line: str, where: str, min_predictions: int) -> Question:
     try:
         data = json.loads(line)
     except json.JSONDecodeError as error:
-        raise ValueError(f"{where}: not valid JSON ({error.msg} at column {error.colno})") from None
+        raise InputError(f"{where}: not valid JSON ({error.msg} at column {error.colno})") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{where}: expected a JSON object, got {type(data).__name__}")
+        raise InputError(f"{where}: expected a JSON object, got {type(data).__name__}")
     missing = [name for name in ("id", "question", "answer", "predictions") if name not in data]
     if missing:
-        raise ValueError(f"{where}: missing {', '.join(repr(name) for name in missing)}; "
+        raise InputError(f"{where}: missing {', '.join(repr(name) for name in missing)}; "
                          f"each line needs id, question, answer, predictions (and optionally language)")
     unknown = sorted(set(data) - set(_FIELDS))
     if unknown:
-        raise ValueError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; "
+        raise InputError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; "
                          f"expected only {', '.join(_FIELDS)}")
     for name, kind in _FIELDS.items():
         if name in data and not isinstance(data[name], kind):
             value = data[name]
             hint = f' (write it as "{value}")' if name in ("id", "answer") and isinstance(value, (int, float)) else ""
-            raise ValueError(f'{where}: "{name}" must be a {"list of strings" if kind is list else "string"}, '
+            raise InputError(f'{where}: "{name}" must be a {"list of strings" if kind is list else "string"}, '
                              f"got {type(value).__name__} {value!r}{hint}")
     predictions = data["predictions"]
     for position, prediction in enumerate(predictions):
         if not isinstance(prediction, str):
-            raise ValueError(f'{where}: "predictions"[{position}] must be a string, '
+            raise InputError(f'{where}: "predictions"[{position}] must be a string, '
                              f"got {type(prediction).__name__} {prediction!r}")
     if len(predictions) < min_predictions:
-        raise ValueError(f"{where}: question {data['id']!r} has {len(predictions)} prediction(s); "
+        raise InputError(f"{where}: question {data['id']!r} has {len(predictions)} prediction(s); "
                          f"at least {min_predictions} are needed (the largest k)")
-    language = data.get("language", "en")
-    if language not in LANGUAGES:
-        raise ValueError(f'{where}: "language" must be one of {", ".join(LANGUAGES)}, got {language!r}')
-    return Generations(data["id"], data["question"], data["answer"], tuple(predictions), language)
+    language = judge_language(data.get("language", "en"), where)
+    return Question(data["id"], data["question"], data["answer"], tuple(predictions), language)
 
 
-def check_metric_request(records: Sequence[Generations], ks: Sequence[int], thresholds: Sequence[float], *,
-                         ci: float = 0.95, n_boot: int = 1000, seed: int = 0) -> None:
-    """Raise ``ValueError`` now, before judging, if the metrics cannot be computed on ``records``.
+def check_questions(questions: Sequence[Question], request: ScoringRequest) -> None:
+    """Raise :class:`InputError` now, before judging, if ``request`` cannot be computed on ``questions``.
 
-    >>> check_metric_request([Generations("a", "q", "1", ("1", "2"))], ks=[4], thresholds=[0.5])
+    >>> check_questions([Question("a", "q", "1", ("1", "2"))], ScoringRequest(ks=(4,), thresholds=(0.5,)))
     Traceback (most recent call last):
     ...
-    ValueError: ks must satisfy k <= n; got k=4 with n=2
+    gpassk_opencompass.errors.InputError: ks must satisfy k <= n; got k=4 with n=2
     """
-    n = np.array([len(record.predictions) for record in records])
-    # the very calls made after judging, on all-wrong counts: the same validation, milliseconds
-    metrics.summarize_uncertainty(np.zeros_like(n), n, ks, thresholds, ci=ci, n_boot=n_boot, seed=seed)
+    if not questions:
+        raise InputError("there are no questions to score")
+    for question in questions:
+        missing = [column for column in request.subsets if column not in question.labels]
+        if missing:
+            raise InputError(f"question {question.id!r} has no label for subset column(s) {missing}")
+        if question.language not in LANGUAGES:
+            raise InputError(f"question {question.id!r}: language must be 'en' or 'cn'; got {question.language!r}")
+    n = np.array([len(question.predictions) for question in questions])
+    zeros = np.zeros_like(n)
+    try:  # the very calls made after judging, on all-wrong counts: the same validation, milliseconds
+        metrics.summarize_uncertainty(zeros, n, request.ks, request.thresholds, ci=request.ci,
+                                      n_boot=request.n_boot, seed=request.seed)
+        if request.bayes:
+            bayes_block(zeros, n, request.ks, request.thresholds, prior=request.prior, level=request.ci)
+    except ValueError as error:
+        raise InputError(str(error)) from None
 
 
-def score_generations(records: Sequence[Generations], ks: Sequence[int], thresholds: Sequence[float],
-                      settings: JudgeSettings, *, ci: float = 0.95, n_boot: int = 1000, seed: int = 0,
-                      progress: bool = True, allow_unresolved: bool = False) -> dict:
-    """Judge every prediction once, then compute the metrics (see the module docstring).
+def score_questions(questions: Sequence[Question], request: ScoringRequest, judge: JudgeSettings, *,
+                    progress: bool = True) -> dict:
+    """Judge every generation once, count, compute the metrics and intervals, and build the results document.
 
     Args:
-        records: validated generations (:func:`load_generations`).
-        ks: the k values, each at most the smallest number of predictions.
-        thresholds: the tau values in [0, 1].
-        settings: the judge.
-        ci: confidence level of the bootstrap intervals.
-        n_boot: bootstrap resamples.
-        seed: bootstrap seed.
+        questions: the questions and their generations (from a JSONL file or an OpenCompass dataset).
+        request: what to compute (k, thresholds, subsets, intervals, ...).
+        judge: the judge (its ``cache_path`` keeps every verdict that arrives).
         progress: show progress bars on stderr.
-        allow_unresolved: keep the metric keys even when some verdicts are
-            unresolved (they then count those as wrong; ``gpassk.complete`` is
-            false and ``gpassk.bounds`` gives each metric's range).
+
+    Returns:
+        The results document (:mod:`~gpassk_opencompass.scoring.results`, schema
+        version :data:`~gpassk_opencompass.scoring.results.SCHEMA_VERSION`).
 
     Raises:
-        ValueError: a bad request, before judging.
+        InputError: a bad request, before judging.
         JudgeError: the judge cannot serve the run.
     """
-    check_metric_request(records, ks, thresholds, ci=ci, n_boot=n_boot, seed=seed)
-    items = [JudgeItem(record.question, record.answer, prediction, record.language)
-             for record in records for prediction in record.predictions]
-    judged = judge_items(items, settings, progress=progress)
+    check_questions(questions, request)
+    items = [JudgeItem(question.question, question.reference, prediction, question.language)
+             for question in questions for prediction in question.predictions]
+    judged = judge_items(items, judge, progress=progress)
     verdicts = iter(judged.verdicts)
-    by_record = [[next(verdicts) for _ in record.predictions] for record in records]
-    details = [question_details(record.id, mine) for record, mine in zip(records, by_record)]
-    results = gpassk_results([detail["c"] for detail in details], [detail["n"] for detail in details], ks,
-                             thresholds, ci=ci, n_boot=n_boot, seed=seed)
-    share = identical_share([record.predictions for record in records])
-    warn_if_identical(share)
-    return results_document(results, judged, settings, ks=ks, thresholds=thresholds, benchmark=None,
-                            identical=share, details=details, allow_unresolved=allow_unresolved)
+    details = [question_details(question.id, [next(verdicts) for _ in question.predictions],
+                                {column: str(question.labels[column]) for column in request.subsets})
+               for question in questions]
+    counts = [detail["c"] for detail in details]
+    n = [detail["n"] for detail in details]
+    subsets = {column: [detail[column] for detail in details] for column in request.subsets}
+    results = gpassk_results(counts, n, request.ks, request.thresholds, subsets, ci=request.ci,
+                             n_boot=request.n_boot, seed=request.seed, bootstrap=request.bootstrap)
+    bayes = None
+    if request.bayes:  # resolved verdicts only: an unresolved one is left out of its question's n
+        bayes = bayes_block(counts, [detail["n"] - detail["unresolved"] for detail in details], request.ks,
+                            request.thresholds, prior=request.prior, level=request.ci)
+    share = identical_share([question.predictions for question in questions])
+    warn_if_identical(share, request.identical_warning)
+    return results_document(results, judged, judge, ks=request.ks, thresholds=request.thresholds,
+                            benchmark=request.benchmark, identical=share, details=details,
+                            allow_unresolved=request.allow_unresolved, bayes=bayes)
 
 
-def format_report(result: dict) -> str:
-    """A readable summary of :func:`score_generations`' result: one row per metric with its interval.
+# ---------------------------------------------------------------- gpassk score: one JSONL file
 
-    With unresolved verdicts every row also shows the metric's range between
-    "all unresolved wrong" and "all unresolved right" (``gpassk.bounds``), and
-    a value withheld because of them is shown as ``-``.
 
-    >>> result = {"accuracy (8 runs average)": 50.0, "G-Pass@4_0.5": 71.5, "mG-Pass@4": 16.25,
-    ...           "gpassk": {"n": 8, "judge": "rule", "prompt_version": None,
-    ...                      "uncertainty": {"accuracy (8 runs average)": {"ci_low": 40.0, "ci_high": 60.0, "ci": 0.95},
-    ...                                      "G-Pass@4_0.5": {"ci_low": 60.0, "ci_high": 80.0, "ci": 0.95},
-    ...                                      "mG-Pass@4": {"ci_low": 10.0, "ci_high": 20.5, "ci": 0.95}},
-    ...                      "judge_stats": {"total": 16, "unique": 5, "cached": 0, "requests": 0,
-    ...                                      "retries": 0, "unresolved": 0}},
-    ...           "details": [{}, {}]}
-    >>> print(format_report(result))
-    2 questions, n=8, rule judge
-    metric                       value   95% CI
-    accuracy (8 runs average)    50.00   [40.00, 60.00]
-    G-Pass@4_0.5                 71.50   [60.00, 80.00]
-    mG-Pass@4                    16.25   [10.00, 20.50]
-    judged 16 generations: 5 distinct, 0 from cache, 0 requests (0 retries), 0 unresolved
-    >>> result["gpassk"].update(complete=False, bounds={"accuracy (8 runs average)": [50.0, 62.5],
-    ...                         "G-Pass@4_0.5": [71.5, 80.0], "mG-Pass@4": [16.25, 30.0]}, uncertainty={})
-    >>> for key in ("accuracy (8 runs average)", "G-Pass@4_0.5", "mG-Pass@4"):
-    ...     del result[key]
-    >>> print(format_report(result))
-    2 questions, n=8, rule judge
-    INCOMPLETE: metrics withheld; range if every unresolved verdict were wrong .. right
-    metric                       value   95% CI   range
-    accuracy (8 runs average)        -            [50.00, 62.50]
-    G-Pass@4_0.5                     -            [71.50, 80.00]
-    mG-Pass@4                        -            [16.25, 30.00]
-    judged 16 generations: 5 distinct, 0 from cache, 0 requests (0 retries), 0 unresolved
+def judge_settings(kind: str = "auto", *, cache_path: str | os.PathLike | None = None, **options) -> JudgeSettings:
+    """:class:`JudgeSettings` from edge names (``judge_url``/``url``/``eval_urls``, ``judge_model``/...):
+    ``"auto"`` resolved, every mistake an :class:`InputError`.
+
+    >>> judge_settings("auto", judge_url=["http://10.0.0.5:8000/v1"], judge_model="J", check_endpoints=False).kind
+    'llm'
+    >>> judge_settings("llm")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: judge kind 'llm' needs at least one judge URL (http://host:port/v1)
     """
-    info = result["gpassk"]
-    bounds = info.get("bounds") or {}
-    keys = list(info["uncertainty"]) or list(bounds) or [
-        key for key in result if key not in ("gpassk", "details", "unresolved")]
-    width = max(len(key) for key in keys) + 3
-    level = next(iter(info["uncertainty"].values()))["ci"] if info["uncertainty"] else 0.95
-    judge = f"{info['judge']} judge" + (f" (prompt {info['prompt_version']})" if info["prompt_version"] else "")
-    n = info["n"] if info["n"] is not None else "varies"
-    lines = [f"{len(result['details'])} questions, n={n}, {judge}"]
-    header = f"{'metric'.ljust(width)}{'value':>6}   {level:.0%} CI"
-    if bounds:
-        withheld = not any(key in result for key in keys)
-        lines.append(("INCOMPLETE: metrics withheld" if withheld else
-                      "INCOMPLETE: values count unresolved verdicts as wrong")
-                     + "; range if every unresolved verdict were wrong .. right")
-        header = header.ljust(width + 6 + 19) + "   range"
-    lines.append(header)
-    for key in keys:
-        row = key.ljust(width) + (f"{result[key]:6.2f}" if key in result else f"{'-':>6}")
-        estimate = info["uncertainty"].get(key)
-        row += f"   [{estimate['ci_low']:.2f}, {estimate['ci_high']:.2f}]" if estimate is not None else ""
-        if key in bounds:
-            low, high = bounds[key]
-            row = row.ljust(width + 6 + 19) + f"   [{low:.2f}, {high:.2f}]"
-        lines.append(row)
-    stats = info["judge_stats"]
-    lines.append(f"judged {stats['total']} generations: {stats['unique']} distinct, {stats['cached']} from cache, "
-                 f"{stats['requests']} requests ({stats['retries']} retries), {stats['unresolved']} unresolved")
-    return "\n".join(lines)
+    from gpassk_opencompass.judges import resolve_kind
+    from gpassk_opencompass.judges.types import JUDGE_NAMES, judge_endpoint
+
+    names = {name for aliases in JUDGE_NAMES.values() for name in aliases}
+    try:
+        endpoint = judge_endpoint(**{name: value for name, value in options.items() if name in names})
+        rest = {name: value for name, value in options.items() if name not in names}
+        return JudgeSettings(kind=resolve_kind(kind, endpoint["urls"]), **endpoint,
+                             cache_path=None if cache_path is None else Path(cache_path), **rest)
+    except ValueError as error:
+        raise InputError(str(error)) from None
+
+
+def default_cache_path(input_path: str | os.PathLike) -> Path:
+    """``runs/gens.jsonl`` -> ``runs/gens.judge-cache.jsonl``: where ``gpassk score`` keeps verdicts by default.
+
+    >>> str(default_cache_path("runs/gens.jsonl"))
+    'runs/gens.judge-cache.jsonl'
+    """
+    path = Path(input_path)
+    stem = path.name[:-len(".jsonl")] if path.name.endswith(".jsonl") else path.name
+    return path.with_name(stem + ".judge-cache.jsonl")
+
+
+def score_file(path: str | os.PathLike, request: ScoringRequest, judge: JudgeSettings, *,
+               output: str | os.PathLike | None = None, progress: bool = True) -> dict:
+    """``gpassk score``: check the files, load the JSONL, score it, write ``output`` when the result may be written.
+
+    ``output`` is written (atomically, redacted) when the result is complete,
+    or incomplete with ``request.allow_unresolved``; never over the input or
+    the verdict cache.
+
+    Returns:
+        The results document (incomplete when ``document["unresolved"]``).
+
+    Raises:
+        InputError: a folder (an OpenCompass run: use ``gpassk rejudge``), a
+            missing or malformed file, clashing or unwritable paths, a bad request.
+        JudgeError: the judge cannot serve the run (verdicts so far are in the cache).
+    """
+    from gpassk_opencompass.files import check_distinct_paths, check_writable_file
+    from gpassk_opencompass.scoring.results import write_results
+
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path} is a folder; gpassk score reads a generations JSONL file. To judge a finished "
+                         f"OpenCompass run again use: gpassk rejudge {path}")
+    if path.suffix == ".json" and path.parent.parent.name == "predictions":
+        raise InputError(f"{path} is an OpenCompass predictions file; to judge it again use: gpassk rejudge {path}")
+    cache = judge.cache_path
+    try:
+        check_distinct_paths({"INPUT": path, "--output": output, "--cache": cache})
+        if output is not None:
+            check_writable_file("--output", output)
+    except ValueError as error:
+        raise InputError(str(error)) from None
+    if cache is not None:
+        try:
+            check_writable_file("the verdict cache", cache)
+        except ValueError as error:
+            raise InputError(f"{error}; choose another place with --cache PATH (or --no-cache)") from None
+    questions = load_generations(path, min_predictions=max(request.ks))
+    document = score_questions(questions, request, judge, progress=progress)
+    if output is not None and (not document["unresolved"] or request.allow_unresolved):
+        write_results(output, document)
+    return document

@@ -1,24 +1,56 @@
-"""From judged generations to OpenCompass-style results: overall, per subset, with uncertainty.
+"""The results format: its schema and version, building it from judged questions, writing, reading, printing.
 
-Pure functions; :class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator` and
-``gpassk score`` both report through here, so their result files have the
-same keys and the same ``gpassk`` block:
+This module is the one owner of the results document. :func:`~gpassk_opencompass.scoring.flow.score_questions`
+builds it (:func:`results_document`) for ``gpassk score``, ``GPassKEvaluator``
+and ``gpassk rejudge`` alike; :func:`write_results` writes it;
+:func:`read_results`/:func:`load_results` read and validate any version back
+into a :class:`ResultsFile`, which every reader uses (:func:`format_report`,
+the leaderboard, ``gpassk grid status``).
 
-* metric keys at the top, as OpenCompass names them, x 100:
-  ``accuracy ({n} runs average)`` (``accuracy`` when n = 1),
-  ``G-Pass@{k}_{tau}``, ``mG-Pass@{k}``, then ``{subset}/{key}`` per subset;
-* ``unresolved``: how many generations could not be judged (0 when complete);
-* ``gpassk``: benchmark, k, n, thresholds, judge, prompt version, bootstrap
-  intervals, judge statistics, share of questions with identical generations,
-  and (schema 2) whether the result is complete, the unresolved count, their
-  top reasons and, when some are unresolved, ``bounds``: per metric the
-  value if every unresolved verdict were wrong and if every one were right;
-* ``details``: one entry per question (id, c, n, subset labels, verdicts).
+Schema (``gpassk.schema_version`` = :data:`SCHEMA_VERSION` = 2; 1: written
+before ``complete``/``unresolved``/``bounds``; 0: no ``gpassk`` block, another
+evaluator's results). Percentages are x 100.
+
+======================================  ==========================  ============================================
+field                                   type                        meaning
+======================================  ==========================  ============================================
+``accuracy ({n} runs average)``         number                      mean accuracy (``accuracy`` when n = 1 or n varies)
+``G-Pass@{k}_{tau}``, ``mG-Pass@{k}``   number                      the metrics, per k, per tau
+``{subset}/{metric}``                   number                      the same per subset label (``split``, ``language``)
+``unresolved``                          int >= 0                    generations that could not be judged
+``gpassk.schema_version``               int                         this table's version (2)
+``gpassk.benchmark``                    str or null                 canonical benchmark name (:mod:`~gpassk_opencompass.catalog`)
+``gpassk.k``, ``gpassk.n``              [int], int or null          draws; generations per question (null: varies)
+``gpassk.questions``                    int                         questions scored
+``gpassk.thresholds``                   [number]                    the tau values
+``gpassk.judge``, ``gpassk.judge_model``  str, str or null          what judged (``rule``, ``llm``, ``cascade``)
+``gpassk.rule_checker``                 str                         ``math-verify <version>`` (rule, cascade)
+``gpassk.judge_hosts``                  [str]                       ``host:port`` of the judge model (no credentials)
+``gpassk.prompt_version``               str or null                 the judge prompt's version (null: rule judge)
+``gpassk.uncertainty``                  {metric: {mean, stderr,     bootstrap intervals (``--interval bootstrap``,
+                                        ci_low, ci_high, ci}}       ``both``); empty when not asked or withheld
+``gpassk.bayes`` (optional)             {metric: {mean, std, low,   Bayesian credible intervals (``--interval bayes``,
+                                        high, level, prior,         ``both``): Beta(prior) posterior per question,
+                                        method}}                    resolved verdicts only
+``gpassk.judge_stats``                  {total, unique, ...}        what judging took
+``gpassk.identical_replicas_share``     number in [0, 1]            questions whose n generations are identical
+``gpassk.complete``                     bool                        every verdict resolved
+``gpassk.unresolved``                   int >= 0                    as ``unresolved``
+``gpassk.allow_unresolved``             bool                        metrics kept although incomplete
+``gpassk.unresolved_reasons``           [[reason, count]]           the most frequent reasons (redacted)
+``gpassk.bounds`` (when incomplete)     {metric: [low, high]}       all unresolved wrong .. all right
+``details[]``                           {id, c, n, unresolved,      one per question: correct and unresolved
+                                        <labels>, verdicts}         counts, subset labels, every verdict
+``details[].verdicts[]``                {correct, extracted,        ``correct``: true, false or null (unresolved);
+                                        reason, source}             optional ``rule_correct`` (cascade)
+======================================  ==========================  ============================================
 
 A verdict that could not be obtained is never scored as wrong: with any
-unresolved verdict the metric keys are left out (unless the caller allows
-unresolved verdicts; then the values count them as wrong -- the lower end of
-``bounds`` -- and ``complete`` is false).
+unresolved verdict the metric keys, ``uncertainty`` and ``bayes`` are left
+out (unless the caller allows unresolved verdicts; then the values count them
+as wrong -- the lower end of ``bounds`` -- and ``complete`` is false).
+``gpassk.bayes`` is an optional block added within schema 2: a reader of
+schema 2 that does not know it ignores it.
 
 >>> results = gpassk_results([2, 4], 4, ks=[2], thresholds=[1.0], subsets={"language": ["en", "cn"]})
 >>> {key: round(value, 4) for key, value in results.metrics.items()}
@@ -27,6 +59,7 @@ unresolved verdicts; then the values count them as wrong -- the lower end of
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -84,6 +117,7 @@ def gpassk_results(
     ci: float = 0.95,
     n_boot: int = 1000,
     seed: int = 0,
+    bootstrap: bool = True,
 ) -> GPassKResults:
     """Accuracy, G-Pass@k_tau and mG-Pass@k overall and per subset, OpenCompass keys.
 
@@ -96,6 +130,7 @@ def gpassk_results(
             each label gets its own ``{label}/{key}`` metrics, and with two or
             more columns each combination of labels too (``CNMO_en``).
         ci, n_boot, seed: the bootstrap interval of the overall metrics.
+        bootstrap: compute the bootstrap intervals (else ``uncertainty`` is empty).
 
     Raises:
         ValueError: naming the bad value (from :mod:`~gpassk_opencompass.metrics`).
@@ -113,12 +148,32 @@ def gpassk_results(
         for key, value in overall_metrics(counts[members], n_array[members], ks, thresholds).items():
             metrics[f"{label}/{key}"] = value
 
+    if not bootstrap:
+        return GPassKResults(metrics=metrics, uncertainty={}, n=uniform)
     estimates = summarize_uncertainty(counts, n_array, [1], [1.0], ci=ci, n_boot=n_boot, seed=seed)
     uncertainty = {accuracy_key(uniform): asdict(estimates["G-Pass@1_1.0"])}
     for key, estimate in summarize_uncertainty(counts, n_array, ks, thresholds, ci=ci, n_boot=n_boot,
                                                seed=seed).items():
         uncertainty[key] = asdict(estimate)
     return GPassKResults(metrics=metrics, uncertainty=uncertainty, n=uniform)
+
+
+def bayes_block(counts: Sequence[int], resolved: Sequence[int], ks: Sequence[int], thresholds: Sequence, *,
+                prior: tuple[float, float] = (1.0, 1.0), level: float = 0.95) -> dict[str, dict]:
+    """``gpassk.bayes``: per metric the posterior mean, std and credible interval (x 100), prior and method.
+
+    ``resolved`` is each question's number of resolved verdicts: an
+    unresolved verdict is left out of its question's n (see
+    :mod:`~gpassk_opencompass.uncertainty.bayes`).
+
+    >>> block = bayes_block([0, 8, 16], [16, 16, 16], [4], [0.5])
+    >>> {key: round(value, 6) if isinstance(value, float) else value for key, value in block["G-Pass@4_0.5"].items()}
+    {'mean': 56.491228, 'std': 5.763629, 'low': 45.194723, 'high': 67.787733, 'level': 0.95, 'prior': [1.0, 1.0], 'method': 'normal'}
+    """
+    from gpassk_opencompass.uncertainty.bayes import bayes_interval_counts
+
+    estimates = bayes_interval_counts(counts, resolved, ks, thresholds, prior=prior, level=level)
+    return {key: {**asdict(estimate), "prior": list(estimate.prior)} for key, estimate in estimates.items()}
 
 
 def overall_metrics(counts: Sequence[int], n, ks: Sequence[int], thresholds: Sequence) -> dict[str, float]:
@@ -243,7 +298,8 @@ def question_details(question_id: str, verdicts: Sequence[Verdict], labels: Mapp
 
 def results_document(results: GPassKResults, judged: JudgeReport, judge: JudgeSettings, *, ks: Sequence[int],
                      thresholds: Sequence, benchmark: str | None, identical: float,
-                     details: Sequence[dict], allow_unresolved: bool = False) -> dict:
+                     details: Sequence[dict], allow_unresolved: bool = False,
+                     bayes: Mapping[str, Mapping] | None = None) -> dict:
     """The whole result: metric keys (when trustworthy), ``unresolved``, the ``gpassk`` block, then ``details``.
 
     Args:
@@ -254,6 +310,8 @@ def results_document(results: GPassKResults, judged: JudgeReport, judge: JudgeSe
         allow_unresolved: keep the metric keys (and intervals) even with
             unresolved verdicts; they then count those as wrong, and
             ``gpassk.complete`` is false and ``gpassk.bounds`` gives the range.
+        bayes: the ``gpassk.bayes`` block (:func:`bayes_block`), when asked for;
+            left out, as the metrics, when they are withheld.
 
     Everything recorded is redacted (:func:`~gpassk_opencompass.redaction.redact_data`).
     """
@@ -273,6 +331,7 @@ def results_document(results: GPassKResults, judged: JudgeReport, judge: JudgeSe
         **judge_identity(judge),
         "prompt_version": judged.prompt_version,
         "uncertainty": results.uncertainty if keep_metrics else {},
+        **({"bayes": dict(bayes)} if bayes is not None and keep_metrics else {}),
         "judge_stats": judged.stats.as_dict(),
         "identical_replicas_share": identical,
         "schema_version": SCHEMA_VERSION,
@@ -315,12 +374,17 @@ MAX_RESULTS_BYTES = 256 * 1024 * 1024
 
 @dataclass(frozen=True)
 class VerdictRecord:
-    """One generation's verdict as recorded: ``correct`` is ``None`` when it could not be judged."""
+    """One generation's verdict as recorded: ``correct`` is ``None`` when it could not be judged.
+
+    ``rule_correct`` is the rule judge's verdict where a cascade ran both the
+    rule judge and the LLM (``None`` when not recorded).
+    """
 
     correct: bool | None
     extracted: str | None
     reason: str
     source: str
+    rule_correct: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -336,6 +400,30 @@ class QuestionRecord:
 
 
 @dataclass(frozen=True)
+class BootstrapRecord:
+    """One metric's bootstrap interval (``gpassk.uncertainty``), x 100."""
+
+    mean: float | None
+    stderr: float | None
+    low: float
+    high: float
+    level: float | None
+
+
+@dataclass(frozen=True)
+class BayesRecord:
+    """One metric's Bayesian credible interval (``gpassk.bayes``), x 100."""
+
+    mean: float
+    std: float
+    low: float
+    high: float
+    level: float
+    prior: tuple[float, float]
+    method: str
+
+
+@dataclass(frozen=True)
 class ResultsFile:
     """A results document read back and validated (any schema version; other evaluators' files too).
 
@@ -344,13 +432,15 @@ class ResultsFile:
         schema_version: 2 (this package now), 1 (GPassKEvaluator before the
             ``complete``/``unresolved`` fields), 0 (no ``gpassk`` block: another
             evaluator's results).
-        metrics: the top-level metric values (empty when an incomplete result
-            withheld them).
+        metrics: the top-level finite metric values, in file order (empty
+            when an incomplete result withheld them).
         unresolved: generations that could not be judged.
         complete: every verdict resolved (schema 0 and 1: judged by the
             recorded judge statistics, when there are any).
         gpassk: the ``gpassk`` block as written (empty for schema 0).
         details: one :class:`QuestionRecord` per question (empty when the file has none).
+        uncertainty: the bootstrap intervals by metric key.
+        bayes: the Bayesian credible intervals by metric key (empty when not asked for).
     """
 
     source: str
@@ -360,6 +450,12 @@ class ResultsFile:
     complete: bool
     gpassk: Mapping
     details: tuple[QuestionRecord, ...]
+    uncertainty: Mapping[str, BootstrapRecord] = None
+    bayes: Mapping[str, BayesRecord] = None
+
+    @property
+    def benchmark(self) -> str | None:
+        return self.gpassk.get("benchmark")
 
     @property
     def ks(self) -> tuple[int, ...]:
@@ -373,7 +469,22 @@ class ResultsFile:
 
     @property
     def thresholds(self) -> tuple[float, ...]:
-        return tuple(self.gpassk.get("thresholds") or ())
+        return tuple(float(tau) for tau in self.gpassk.get("thresholds") or ())
+
+    @property
+    def questions(self) -> int:
+        """How many questions were scored (``gpassk.questions``, else the details)."""
+        return self.gpassk.get("questions", len(self.details))
+
+    @property
+    def generations(self) -> int | None:
+        """How many generations were judged (judge statistics, else questions x n), ``None`` if unknown."""
+        stats = self.gpassk.get("judge_stats") or {}
+        if stats.get("total"):
+            return stats["total"]
+        if isinstance(self.gpassk.get("questions"), int) and isinstance(self.n, int):
+            return self.gpassk["questions"] * self.n
+        return None
 
     @property
     def bounds(self) -> Mapping[str, tuple[float, float]]:
@@ -413,11 +524,19 @@ def _is_count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def read_results(document: Mapping, source: str = "<document>") -> ResultsFile:
     """Validate a results document (as written by this package, or any OpenCompass evaluator).
 
+    Every field of the schema table (module docstring) that is present is
+    checked; unknown fields are ignored (a reader of schema 2 reads a newer
+    optional block it does not know).
+
     Raises:
-        ValueError: naming the source and the first malformed field.
+        ValueError: naming the source and the first malformed field, in one line.
 
     >>> record = read_results({"accuracy (2 runs average)": 50.0, "unresolved": 0,
     ...     "gpassk": {"schema_version": 2, "complete": True, "unresolved": 0, "k": [2], "n": 2},
@@ -429,63 +548,119 @@ def read_results(document: Mapping, source: str = "<document>") -> ResultsFile:
     >>> read_results({"unresolved": -1, "gpassk": {}}, "r.json")
     Traceback (most recent call last):
     ...
-    ValueError: r.json: "unresolved" must be a count >= 0, got -1
+    ValueError: r.json: the results' unresolved should be a count (an int >= 0), got -1
     """
     if not isinstance(document, Mapping):
         _fail(source, f"a results file holds a JSON object, got {type(document).__name__}")
     info = document.get("gpassk", {})
     if not isinstance(info, Mapping):
-        _fail(source, f'"gpassk" must be an object, got {type(info).__name__}')
+        _fail(source, f"the results' gpassk should be an object, got {type(info).__name__}")
     version = info.get("schema_version", 1 if info else 0)
     if not _is_count(version) or version > SCHEMA_VERSION:
         _fail(source, f"unknown results schema_version {version!r}; this gpassk-opencompass reads versions "
                       f"up to {SCHEMA_VERSION} (upgrade it to read newer files)")
+    _check_block(info, source)
     stats = info.get("judge_stats") if isinstance(info.get("judge_stats"), Mapping) else {}
     counts = []
-    for where, value in (('"unresolved"', document.get("unresolved")), ('"gpassk.unresolved"', info.get("unresolved")),
-                         ('"gpassk.judge_stats.unresolved"', stats.get("unresolved"))):
+    for where, value in (("unresolved", document.get("unresolved")), ("gpassk.unresolved", info.get("unresolved")),
+                         ("gpassk.judge_stats.unresolved", stats.get("unresolved"))):
         if value is not None and not _is_count(value):
-            _fail(source, f"{where} must be a count >= 0, got {value!r}")
+            _fail(source, f"the results' {where} should be a count (an int >= 0), got {value!r}")
         if value is not None:
             counts.append(value)
     unresolved = max(counts, default=0)
     flag = info.get("complete")
     if flag is not None and not isinstance(flag, bool):
-        _fail(source, f'"gpassk.complete" must be true or false, got {flag!r}')
+        _fail(source, f"the results' gpassk.complete should be true or false, got {flag!r}")
     complete = (flag if flag is not None else True) and unresolved == 0
-    metrics = {}
-    for key, value in document.items():
-        if key in ("gpassk", "details", "unresolved"):
-            continue
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            metrics[key] = float(value)
+    metrics = {key: float(value) for key, value in document.items()
+               if key not in ("gpassk", "details", "unresolved") and _is_number(value)}
     details = document.get("details", [])
     if not isinstance(details, list):
-        _fail(source, f'"details" must be a list, got {type(details).__name__}')
+        _fail(source, f"the results' details should be a list, got {type(details).__name__}")
     return ResultsFile(source=source, schema_version=int(version), metrics=metrics, unresolved=unresolved,
                        complete=complete, gpassk=dict(info),
-                       details=tuple(_question(entry, position, source) for position, entry in enumerate(details)))
+                       details=tuple(_question(entry, position, source) for position, entry in enumerate(details)),
+                       uncertainty=_intervals(info.get("uncertainty"), "gpassk.uncertainty", source, _bootstrap),
+                       bayes=_intervals(info.get("bayes"), "gpassk.bayes", source, _bayes))
+
+
+def _check_block(info: Mapping, source: str) -> None:
+    """The typed fields of the ``gpassk`` block, when present."""
+    checks = (
+        ("benchmark", lambda value: isinstance(value, str), "a benchmark name"),
+        ("k", lambda value: (_is_count(value) and value >= 1) or (isinstance(value, list) and value and all(
+            _is_count(k) and k >= 1 for k in value)), "a positive int or a list of them"),
+        ("n", lambda value: _is_count(value) and value >= 1, "a positive int"),
+        ("questions", _is_count, "a count (an int >= 0)"),
+        ("thresholds", lambda value: isinstance(value, list) and all(map(_is_number, value)), "a list of numbers"),
+        ("judge_stats", lambda value: isinstance(value, Mapping), "an object"),
+        ("allow_unresolved", lambda value: isinstance(value, bool), "true or false"),
+        ("bounds", lambda value: isinstance(value, Mapping) and all(
+            isinstance(pair, list) and len(pair) == 2 and all(map(_is_number, pair)) for pair in value.values()),
+         "an object of [low, high] number pairs"),
+    )
+    for field, valid, expected in checks:
+        value = info.get(field)
+        if value is not None and not valid(value):
+            _fail(source, f"the results' gpassk.{field} should be {expected}, got {value!r}")
+
+
+def _intervals(block, where: str, source: str, build) -> dict:
+    if block is None:
+        return {}
+    if not isinstance(block, Mapping):
+        _fail(source, f"the results' {where} should be an object, got {type(block).__name__}")
+    intervals = {}
+    for key, entry in block.items():
+        try:
+            intervals[key] = build(entry)
+        except (TypeError, ValueError, KeyError):
+            _fail(source, f"the results' {where}[{key!r}] is malformed, got {entry!r}")
+    return intervals
+
+
+def _finite(value) -> float:
+    if not _is_number(value):
+        raise ValueError(value)
+    return float(value)
+
+
+def _bootstrap(entry: Mapping) -> BootstrapRecord:
+    optional = {name: None if entry.get(name) is None else _finite(entry[name]) for name in ("mean", "stderr", "ci")}
+    return BootstrapRecord(optional["mean"], optional["stderr"], _finite(entry["ci_low"]), _finite(entry["ci_high"]),
+                           optional["ci"])
+
+
+def _bayes(entry: Mapping) -> BayesRecord:
+    alpha0, beta0 = entry["prior"]
+    if not isinstance(entry["method"], str):
+        raise ValueError(entry["method"])
+    return BayesRecord(_finite(entry["mean"]), _finite(entry["std"]), _finite(entry["low"]), _finite(entry["high"]),
+                       _finite(entry["level"]), (_finite(alpha0), _finite(beta0)), entry["method"])
 
 
 def _question(entry, position: int, source: str) -> QuestionRecord:
     where = f"details[{position}]"
     if not isinstance(entry, Mapping):
-        _fail(source, f"{where} must be an object, got {type(entry).__name__}")
+        _fail(source, f"{where} should be an object, got {type(entry).__name__}")
     for field in ("c", "n"):
         if not _is_count(entry.get(field)):
-            _fail(source, f'{where}."{field}" must be a count >= 0, got {entry.get(field)!r}')
+            _fail(source, f'{where}."{field}" should be a count (an int >= 0), got {entry.get(field)!r}')
     verdicts = entry.get("verdicts", [])
     if not isinstance(verdicts, list):
-        _fail(source, f'{where}."verdicts" must be a list, got {type(verdicts).__name__}')
+        _fail(source, f'{where}."verdicts" should be a list, got {type(verdicts).__name__}')
     records = []
     for index, verdict in enumerate(verdicts):
-        if not isinstance(verdict, Mapping) or verdict.get("correct") not in (True, False, None):
-            _fail(source, f"{where}.verdicts[{index}] must be an object whose \"correct\" is true, false or null")
+        if (not isinstance(verdict, Mapping) or verdict.get("correct") not in (True, False, None)
+                or verdict.get("rule_correct") not in (True, False, None)):
+            _fail(source, f'{where}.verdicts[{index}] should be an object whose "correct" (and "rule_correct") '
+                          f"is true, false or null, got {verdict!r}")
         records.append(VerdictRecord(verdict.get("correct"), verdict.get("extracted"), str(verdict.get("reason", "")),
-                                     str(verdict.get("source", ""))))
+                                     str(verdict.get("source", "")), verdict.get("rule_correct")))
     unresolved = entry.get("unresolved", sum(record.correct is None for record in records))
     if not _is_count(unresolved):
-        _fail(source, f'{where}."unresolved" must be a count >= 0, got {unresolved!r}')
+        _fail(source, f'{where}."unresolved" should be a count (an int >= 0), got {unresolved!r}')
     if records and (len(records) != entry["n"] or sum(record.correct is True for record in records) != entry["c"]):
         _fail(source, f"{where}: c={entry['c']}, n={entry['n']} do not match its {len(records)} verdicts")
     labels = {key: str(value) for key, value in entry.items()
@@ -508,6 +683,8 @@ def load_results(path) -> ResultsFile:
     try:
         with open(path, encoding="utf-8") as file:
             document = json.load(file)
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read ({error.strerror})") from None
     except UnicodeDecodeError as error:
         raise ValueError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
     except json.JSONDecodeError as error:
@@ -523,3 +700,87 @@ def write_results(path, document: Mapping) -> None:
     from gpassk_opencompass.redaction import redact_data
 
     write_text_atomic(path, json.dumps(redact_data(dict(document)), indent=2, ensure_ascii=False) + "\n")
+
+
+# ---------------------------------------------------------------- the console report
+
+
+def format_report(results: ResultsFile | Mapping) -> str:
+    """A readable summary of a results document: one row per metric with its intervals.
+
+    With unresolved verdicts every row also shows the metric's range between
+    "all unresolved wrong" and "all unresolved right" (``gpassk.bounds``), and
+    a value withheld because of them is shown as ``-``. Bayesian credible
+    intervals (``gpassk.bayes``) get their own column when present.
+
+    >>> result = {"accuracy (8 runs average)": 50.0, "G-Pass@4_0.5": 71.5, "mG-Pass@4": 16.25,
+    ...           "gpassk": {"n": 8, "judge": "rule", "prompt_version": None, "questions": 2,
+    ...                      "uncertainty": {"accuracy (8 runs average)": {"ci_low": 40.0, "ci_high": 60.0, "ci": 0.95},
+    ...                                      "G-Pass@4_0.5": {"ci_low": 60.0, "ci_high": 80.0, "ci": 0.95},
+    ...                                      "mG-Pass@4": {"ci_low": 10.0, "ci_high": 20.5, "ci": 0.95}},
+    ...                      "judge_stats": {"total": 16, "unique": 5, "cached": 0, "requests": 0,
+    ...                                      "retries": 0, "unresolved": 0}}}
+    >>> print(format_report(result))
+    2 questions, n=8, rule judge
+    metric                       value   95% CI
+    accuracy (8 runs average)    50.00   [40.00, 60.00]
+    G-Pass@4_0.5                 71.50   [60.00, 80.00]
+    mG-Pass@4                    16.25   [10.00, 20.50]
+    judged 16 generations: 5 distinct, 0 from cache, 0 requests (0 retries), 0 unresolved
+    >>> result["gpassk"]["bayes"] = {"G-Pass@4_0.5": {"mean": 70.0, "std": 5.0, "low": 60.2, "high": 79.8,
+    ...     "level": 0.95, "prior": [1.0, 1.0], "method": "normal"}}
+    >>> print(format_report(result).splitlines()[1:4])
+    ['metric                       value   95% CI           95% credible (Beta(1, 1) prior)', 'accuracy (8 runs average)    50.00   [40.00, 60.00]', 'G-Pass@4_0.5                 71.50   [60.00, 80.00]   [60.20, 79.80]']
+    >>> del result["gpassk"]["bayes"]
+    >>> result["gpassk"].update(complete=False, bounds={"accuracy (8 runs average)": [50.0, 62.5],
+    ...                         "G-Pass@4_0.5": [71.5, 80.0], "mG-Pass@4": [16.25, 30.0]}, uncertainty={})
+    >>> for key in ("accuracy (8 runs average)", "G-Pass@4_0.5", "mG-Pass@4"):
+    ...     del result[key]
+    >>> print(format_report(result))
+    2 questions, n=8, rule judge
+    INCOMPLETE: metrics withheld; range if every unresolved verdict were wrong .. right
+    metric                       value   95% CI   range
+    accuracy (8 runs average)        -            [50.00, 62.50]
+    G-Pass@4_0.5                     -            [71.50, 80.00]
+    mG-Pass@4                        -            [16.25, 30.00]
+    judged 16 generations: 5 distinct, 0 from cache, 0 requests (0 retries), 0 unresolved
+    """
+    record = results if isinstance(results, ResultsFile) else read_results(results)
+    info, bounds, uncertainty, bayes = record.gpassk, record.bounds, record.uncertainty, record.bayes
+    keys = list(dict.fromkeys([*uncertainty, *record.metrics, *bounds]))
+    width = max(len(key) for key in keys) + 3
+    level = next((entry.level for entry in uncertainty.values() if entry.level is not None), None) or next(
+        (entry.level for entry in bayes.values()), 0.95)
+    judge = f"{info.get('judge')} judge" + (f" (prompt {info['prompt_version']})" if info.get("prompt_version")
+                                            else "")
+    n = record.n if record.n is not None else "varies"
+    lines = [f"{record.questions} questions, n={n}, {judge}"]
+    interval_width = 19
+    header = f"{'metric'.ljust(width)}{'value':>6}   {level:.0%} CI"
+    if bayes:
+        prior = next(iter(bayes.values())).prior
+        header = (header.ljust(width + 6 + interval_width)
+                  + f"   {level:.0%} credible (Beta({prior[0]:g}, {prior[1]:g}) prior)")
+    if bounds:
+        withheld = not any(key in record.metrics for key in keys)
+        lines.append(("INCOMPLETE: metrics withheld" if withheld else
+                      "INCOMPLETE: values count unresolved verdicts as wrong")
+                     + "; range if every unresolved verdict were wrong .. right")
+        header = header.ljust(width + 6 + interval_width * (2 if bayes else 1)) + "   range"
+    lines.append(header)
+    for key in keys:
+        row = key.ljust(width) + (f"{record.metrics[key]:6.2f}" if key in record.metrics else f"{'-':>6}")
+        if key in uncertainty:
+            row += f"   [{uncertainty[key].low:.2f}, {uncertainty[key].high:.2f}]"
+        if key in bayes:
+            row = row.ljust(width + 6 + interval_width) + f"   [{bayes[key].low:.2f}, {bayes[key].high:.2f}]"
+        if key in bounds:
+            low, high = bounds[key]
+            row = row.ljust(width + 6 + interval_width * (2 if bayes else 1)) + f"   [{low:.2f}, {high:.2f}]"
+        lines.append(row.rstrip())
+    stats = info.get("judge_stats") or {}
+    if stats:
+        lines.append(f"judged {stats['total']} generations: {stats['unique']} distinct, {stats['cached']} from "
+                     f"cache, {stats['requests']} requests ({stats['retries']} retries), "
+                     f"{stats['unresolved']} unresolved")
+    return "\n".join(lines)

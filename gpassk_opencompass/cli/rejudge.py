@@ -1,0 +1,91 @@
+"""``gpassk rejudge``: judge a finished OpenCompass run's saved predictions again, without generating.
+
+Parses the arguments, calls :func:`gpassk_opencompass.plugin.rejudge.rejudge_run`
+and maps its outcome to an exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from gpassk_opencompass.cli import (
+    EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
+    EXIT_JUDGE_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    exit_codes_epilog,
+)
+from gpassk_opencompass.cli.score import add_judge_options, add_metric_options, configure_logging, judge_options, say
+
+EXAMPLES = """examples:
+  gpassk rejudge outputs/20250213_101500 --judge llm --judge-url http://10.0.0.5:8000/v1 --judge-model LiveMath-Judge
+  gpassk rejudge outputs/20250213_101500/predictions/qwen_t0-7 --judge rule --k 4 8 --interval both
+  gpassk rejudge outputs/20250213_101500 --judge cascade --judge-url http://10.0.0.5:8000/v1 \\
+      --judge-model LiveMath-Judge --output outputs/20250213_101500_cascade
+
+RUN is a finished OpenCompass run (outputs/<timestamp>), its predictions/ folder, one predictions/<model_abbr>
+folder or one predictions file. Its saved predictions are judged again with GPassKEvaluator through OpenCompass's
+own eval task (k and n from the run's saved config; --k overrides k), and the results are written as an
+OpenCompass run in --output (default: <run>_rejudged), which `gpassk leaderboard` reads. The dataset must be
+loadable as for the original run (same COMPASS_DATA_CACHE or DATASET_SOURCE). Rerunning resumes: complete
+results are kept, and only the verdicts missing from an incomplete one are asked again.
+"""
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "rejudge",
+        help="judge a finished OpenCompass run's predictions again (another judge, k or intervals)",
+        description="Re-judge a finished OpenCompass run with GPassKEvaluator, without generating again.",
+        epilog=EXAMPLES + "\n" + exit_codes_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("run", metavar="RUN", help="an OpenCompass run, predictions folder or predictions file")
+    parser.add_argument("--k", type=int, nargs="+", metavar="K", help="replace the run's k (each <= n)")
+    parser.add_argument("--output", metavar="DIR", help="the run directory to write (default: <RUN>_rejudged)")
+    add_judge_options(parser)
+    add_metric_options(parser)
+    parser.set_defaults(func=run)
+
+
+def evaluator_keywords(args: argparse.Namespace) -> dict:
+    """GPassKEvaluator keywords of the options (the judge URL/model mapped by ``judges.types.judge_endpoint``)."""
+    from gpassk_opencompass.judges.types import judge_endpoint
+
+    options = judge_options(args)
+    endpoint = judge_endpoint(judge_url=options.pop("judge_url"), judge_model=options.pop("judge_model"))
+    return dict(judge=args.judge, url=list(endpoint["urls"]), model_name=endpoint["model"], **options,
+                thresholds=list(args.thresholds), ci=args.ci, n_boot=args.bootstrap, seed=args.seed,
+                allow_unresolved=args.allow_unresolved, interval=args.interval, prior=list(args.prior))
+
+
+def run(args: argparse.Namespace) -> int:
+    from gpassk_opencompass.errors import InputError
+    from gpassk_opencompass.judges import JudgeError
+    from gpassk_opencompass.plugin.rejudge import rejudge_run
+    from gpassk_opencompass.redaction import redact
+    from gpassk_opencompass.scoring.results import format_report, unresolved_summary
+
+    configure_logging(args.quiet)
+    kept = "every verdict that arrived is kept under the output run's results/"
+    try:
+        rejudged = rejudge_run(args.run, evaluator_keywords(args), output_dir=args.output, ks=args.k)
+    except InputError as error:
+        say(f"gpassk rejudge: error: {error}")
+        return EXIT_USAGE
+    except JudgeError as error:
+        say(f"gpassk rejudge: the judge failed: {error}; {kept}; run the same command again to resume")
+        return EXIT_JUDGE_FAILED
+    except KeyboardInterrupt:
+        say(f"gpassk rejudge: interrupted; {kept}; run the same command again to resume")
+        return EXIT_INTERRUPTED
+    incomplete = False
+    for one in rejudged:
+        print(f"== {one.target.model_abbr} x {one.target.dataset_abbr}: {one.path}")
+        if not one.results.complete:
+            incomplete = True
+            say(unresolved_summary({"unresolved": one.results.unresolved, "gpassk": one.results.gpassk},
+                                   resume=f"{kept}; the same command re-asks only the missing ones"))
+        print(redact(format_report(one.results)))
+    return EXIT_INCOMPLETE if incomplete else EXIT_OK
