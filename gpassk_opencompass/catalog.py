@@ -29,7 +29,7 @@ class Benchmark:
 
     Attributes:
         name: canonical name, as the published leaderboard titles it.
-        published: whether the seed README publishes a table for it.
+        published: whether the GPassK README (the published leaderboard) has a table for it.
         config: module holding its OpenCompass dataset config, e.g.
             ``gpassk_opencompass.plugin.configs.aime2025``.
         questions: number of questions behind the published column (from
@@ -59,7 +59,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark("LiveMathBench-Hard-202505", False, f"{_CONFIGS}.livemathbench_hard_202505", None),
     # Every level-5 question of MATH500 (paper, appendix F.2).
     Benchmark("MATH500-L5", True, f"{_CONFIGS}.math500_l5", 134),
-    # 45 questions; their source is not documented (see the README).
+    # 45 questions; their source is not documented (see docs/generator.md, "Benchmark composition").
     Benchmark("AIME2024-45", True, f"{_CONFIGS}.aime2024_45", 45),
     # AIME 2025 Part I only (paper, appendix F.4).
     Benchmark("AIME2025", True, f"{_CONFIGS}.aime2025", 15),

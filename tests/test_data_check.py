@@ -94,7 +94,7 @@ def test_a_different_count_warns_but_is_usable(compass_cache, capsys):
     assert code == 0
     assert table_row(out, "AIME2025")[:5] == ["AIME2025", "warning", "30", "15", "local"]
     assert problems(out) == ["warning: AIME2025: 30 questions, the published column has 15; results will "
-                             "not compare one to one (see 'Benchmark composition' in the README)"]
+                             "not compare one to one (see 'Benchmark composition' in docs/generator.md)"]
 
 
 def test_missing_everywhere_lists_the_places_in_order(tmp_path, monkeypatch, capsys):

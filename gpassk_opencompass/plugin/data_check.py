@@ -36,7 +36,7 @@ ERROR = "error"
 WARNING = "warning"
 
 # What the published columns are made of (README, "Benchmark composition").
-COMPOSITION_NOTE = "see 'Benchmark composition' in the README"
+COMPOSITION_NOTE = "see 'Benchmark composition' in docs/generator.md"
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """AIME2025 on OpenCompass's AIME 2025 file (``opencompass/aime2025``).
 
 The published column is AIME 2025 Part I only (15 questions); the loader warns
-when the file holds a different number (README, "Benchmark composition").
+when the file holds a different number (docs/generator.md, "Benchmark composition").
 """
 
 from mmengine.config import read_base

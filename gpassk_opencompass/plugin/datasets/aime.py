@@ -8,8 +8,8 @@ mapping as OpenCompass's own loaders:
 * ``opencompass/aime2025`` -> ``$COMPASS_DATA_CACHE/data/aime2025/aime2025.jsonl``,
   records ``{"question": ..., "answer": ...}`` (``CustomDataset``).
 
-The leaderboard's AIME columns do not match those files one to one (see the
-README, "Benchmark composition"): the loader logs a warning when the number
+The leaderboard's AIME columns do not match those files one to one (see
+docs/generator.md, "Benchmark composition"): the loader logs a warning when the number
 of questions differs from the published column's, and ``path=`` takes an
 absolute path to a JSONL with the exact composition when you have one.
 
@@ -66,6 +66,6 @@ class AIMEDataset(BaseDataset):
             question, answer = question_and_answer(record, f"{file_path} record {index}")
             rows.append({"question_id": f"{benchmark}/{index}", "question": question, "answer": answer})
         if expected is not None and len(rows) != expected:
-            logger.warning("{}: {} has {} questions; the published column used {} (see the README, "
+            logger.warning("{}: {} has {} questions; the published column used {} (see docs/generator.md, "
                            "'Benchmark composition')", benchmark, file_path, len(rows), expected)
         return Dataset.from_list(rows)
