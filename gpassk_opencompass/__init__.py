@@ -42,5 +42,15 @@ def __getattr__(name):
     return getattr(import_module(module, __name__), name)
 
 
-__all__ = sorted([*_LAZY, "DEFAULT_THRESHOLDS", "g_pass_at_k", "mg_pass_at_k", "mg_pass_at_k_integral",
-                  "pass_at_k", "required_correct", "summarize", "summarize_uncertainty"])
+__all__ = [
+    "DEFAULT_THRESHOLDS",
+    "GPassKEvaluator",
+    "LiveMathBenchDataset",
+    "g_pass_at_k",
+    "mg_pass_at_k",
+    "mg_pass_at_k_integral",
+    "pass_at_k",
+    "required_correct",
+    "summarize",
+    "summarize_uncertainty",
+]

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from gpassk_opencompass.cli import main
-from test_metrics import METRIC_CARD
+from metric_card import METRIC_CARD
 
 
 def test_calc_reproduces_the_metric_card(capsys):

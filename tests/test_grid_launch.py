@@ -8,7 +8,6 @@ seconds; the real launch is in test_grid_status.py.
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import signal

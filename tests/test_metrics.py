@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exact import exact_g_pass, exact_integral, exact_m, exact_mg_pass  # the independent oracle
+from metric_card import METRIC_CARD
 from gpassk_opencompass.metrics import (
     DEFAULT_THRESHOLDS,
     g_pass_at_k,
@@ -65,16 +66,6 @@ def test_integral_equals_paper_formula_for_even_k_only():
         assert exact_integral(16, 9, k) != exact_mg_pass(16, 9, k)
 
 
-# The metric card (seeds/000): n = 16 generations, c = 8 of them "a".
-METRIC_CARD = {
-    "G-Pass@4_0.25": 0.9615384615384616, "G-Pass@4_0.5": 0.7153846153846154,
-    "G-Pass@4_0.75": 0.2846153846153846, "G-Pass@4_1.0": 0.038461538461538464,
-    "G-Pass@8_0.25": 0.9949494949494949, "G-Pass@8_0.5": 0.6903651903651904,
-    "G-Pass@8_0.75": 0.06596736596736597, "G-Pass@8_1.0": 7.77000777000777e-05,
-    "mG-Pass@4": 0.16153846153846152, "mG-Pass@8": 0.09518259518259518,
-}
-
-
 def test_metric_card_worked_example():
     predictions = ["a", "b", "a", "a", "b", "a", "b", "c", "a", "c", "b", "a", "a", "b", "a", "b"]
     c = sum(p == "a" for p in predictions)
@@ -86,7 +77,7 @@ def test_metric_card_worked_example():
 
 
 def test_scorio_docstring_examples():
-    """seeds/004: R = [[0,1,1,0,1],[1,1,0,1,1]] -> G-Pass@1 0.7, @2 0.45, @2_0.5 0.95, mG@2 0.45, mG@3 1/6."""
+    """scorio's pass-family docstring example: R = [[0,1,1,0,1],[1,1,0,1,1]] -> G-Pass@1 0.7, @2 0.45, @2_0.5 0.95, mG@2 0.45, mG@3 1/6."""
     matrix = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
     result = summarize(matrix, ks=[1, 2, 3], thresholds=[0.5, 1.0])
     assert result["G-Pass@1_1.0"] == pytest.approx(70.0, abs=1e-10)

@@ -10,8 +10,8 @@ from gpassk_opencompass import GPassKEvaluator
 from gpassk_opencompass.cli import EXIT_USAGE, main
 from gpassk_opencompass.metrics import MAX_BOOTSTRAP, MAX_N, summarize_uncertainty
 from loopback_judge import exact_match_judge
-from test_evaluator import run as run_evaluator
-from test_score_cli import MODEL, generations, write_jsonl
+from evaluator_fixtures import run as run_evaluator
+from scoring_fixtures import MODEL, generations, write_jsonl
 
 
 def one_line_error(capsys) -> str:

@@ -9,7 +9,7 @@ import pytest
 
 from gpassk_opencompass.cli import EXIT_OK, EXIT_USAGE, main
 from loopback_judge import exact_match_judge
-from test_score_cli import MODEL, generations, write_jsonl
+from scoring_fixtures import MODEL, generations, write_jsonl
 
 
 def llm(server, source, *extra):

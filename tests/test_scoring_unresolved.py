@@ -17,8 +17,8 @@ from gpassk_opencompass.cli import EXIT_INCOMPLETE, EXIT_JUDGE_FAILED, EXIT_OK, 
 from exact import exact_g_pass, exact_mg_pass
 from loopback_judge import exact_match_judge, shown
 from loopback_openai import Fault
-from test_evaluator import QUESTIONS, run as run_evaluator
-from test_score_cli import COUNTS, MODEL, THRESHOLDS, generations, write_jsonl
+from evaluator_fixtures import QUESTIONS, run as run_evaluator
+from scoring_fixtures import COUNTS, MODEL, THRESHOLDS, generations, write_jsonl
 
 KS = [2, 4]
 N = 8

@@ -35,7 +35,6 @@ from gpassk_opencompass.leaderboard.collect import collect_runs
 from gpassk_opencompass.leaderboard.html import render_html
 from gpassk_opencompass.leaderboard.published import DEFAULT_TOLERANCE, compare_with_published, load_published
 from gpassk_opencompass.leaderboard.ranking import (
-    DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
     check_ranking_options,
     rank_leaderboard,
