@@ -56,3 +56,14 @@ def compass_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.delenv("DATASET_SOURCE", raising=False)
     return tmp_path / "cache"
+
+
+#: Fixtures that launch the real opencompass CLI: a test using one is an end-to-end test.
+E2E_FIXTURES = frozenset({"tiny_opencompass_run", "real_dump"})
+
+
+def pytest_collection_modifyitems(items):
+    """Mark every test that uses a real-OpenCompass fixture ``e2e`` (its module may not say so)."""
+    for item in items:
+        if E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.e2e)

@@ -8,6 +8,9 @@ from opencompass.openicl.icl_evaluator import BaseEvaluator
 from exact import exact_mean
 from opencompass_e2e import TINY_KS, TINY_N, WRONG, read_predictions, read_result
 
+#: Every test here launches the real opencompass CLI (minutes): `pytest -m "not e2e"` skips them.
+pytestmark = pytest.mark.e2e
+
 
 def counts_by(run, model, **where):
     return [q.correct[model] for q in run.questions if all(getattr(q, key) == value for key, value in where.items())]

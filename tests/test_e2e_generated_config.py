@@ -17,6 +17,9 @@ import pytest
 from generated_configs import generate_configs
 from opencompass_e2e import ScriptedModel, TinyQuestion, read_result, run_opencompass, write_livemathbench
 
+#: Every test here launches the real opencompass CLI (minutes): `pytest -m "not e2e"` skips them.
+pytestmark = pytest.mark.e2e
+
 N, KS = 8, (4, 8)
 THRESHOLDS = ("0.0", "0.25", "0.5", "0.75", "1.0")
 SPLITS = ("CNMO", "CCEE", "AMC", "WLPMC")

@@ -15,11 +15,15 @@ import importlib.util
 import json
 from pathlib import Path
 
+import pytest
 from exact import exact_mean
 from opencompass_e2e import ScriptedModel, TinyQuestion
 from tiny_data import write_aime2025
 
 from gpassk_opencompass.cli import main
+
+#: Every test here launches the real opencompass CLI (minutes): `pytest -m "not e2e"` skips them.
+pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL = "qwen2.5-0.5b-instruct"  # the quickstart template's model name

@@ -51,6 +51,7 @@ def offline_env(tmp_path, monkeypatch):
     return data_root
 
 
+@pytest.mark.e2e
 def test_grid_run_real_opencompass_done_failed_then_resume(tmp_path, offline_env, loopback_openai, capsys):
     places = [(split, language) for split in ("CNMO", "CCEE", "AMC", "WLPMC") for language in ("cn", "en")]
     questions = [TinyQuestion(split, language, f"{split} {language}: what is {i} + 10?", str(i + 10),

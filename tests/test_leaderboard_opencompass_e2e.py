@@ -15,11 +15,16 @@ import math
 import os
 import shutil
 
-from gpassk_opencompass.cli import main
-from gpassk_opencompass.leaderboard import build_leaderboard, collect_runs
+import pytest
 from exact import exact_mean
 from leaderboard_workdirs import read_results
 from opencompass_e2e import TINY_MODELS, TINY_N
+
+from gpassk_opencompass.cli import main
+from gpassk_opencompass.leaderboard import build_leaderboard, collect_runs
+
+#: Every test here launches the real opencompass CLI (minutes): `pytest -m "not e2e"` skips them.
+pytestmark = pytest.mark.e2e
 
 K = 8
 METRICS = ["Greedy", "G-Pass@8-0.5", "G-Pass@8-0.75", "G-Pass@8-1.0", "mG-Pass@8"]

@@ -119,6 +119,7 @@ def test_bad_chars_per_token(offline):
         OfflineOpenAISDK(path="m", openai_api_base="http://127.0.0.1:9/v1", chars_per_token=0)
 
 
+@pytest.mark.e2e
 def test_generated_config_runs_inference_offline_through_opencompass(tmp_path, loopback_openai):
     """`opencompass FILE -m infer` on a self_served.py config: every replica is a request, nothing fetched."""
     server = loopback_openai(lambda body: f"The answer is \\boxed{{{len(last_user_message(body))}}}.")

@@ -12,6 +12,9 @@ import pytest
 from generated_configs import generate_configs
 from tiny_data import default_livemathbench
 
+#: Every test here launches the real opencompass CLI (minutes): `pytest -m "not e2e"` skips them.
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture(scope="module")
 def nono1_configs(tmp_path_factory):

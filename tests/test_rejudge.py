@@ -9,6 +9,9 @@ import pytest
 from gpassk_opencompass.cli import main
 from opencompass_e2e import read_result, scripted_judge
 
+#: Every test here launches the real opencompass CLI (minutes): `pytest -m "not e2e"` skips them.
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture
 def data_env(tiny_opencompass_run, monkeypatch):
