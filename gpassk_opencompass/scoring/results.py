@@ -315,12 +315,16 @@ MAX_RESULTS_BYTES = 256 * 1024 * 1024
 
 @dataclass(frozen=True)
 class VerdictRecord:
-    """One generation's verdict as recorded: ``correct`` is ``None`` when it could not be judged."""
+    """One generation's verdict as recorded: ``correct`` is ``None`` when it could not be judged.
+
+    ``rule_correct``: on a cascade's model verdict, what the rule judge said first (``False``/``None``).
+    """
 
     correct: bool | None
     extracted: str | None
     reason: str
     source: str
+    rule_correct: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -481,8 +485,10 @@ def _question(entry, position: int, source: str) -> QuestionRecord:
     for index, verdict in enumerate(verdicts):
         if not isinstance(verdict, Mapping) or verdict.get("correct") not in (True, False, None):
             _fail(source, f"{where}.verdicts[{index}] must be an object whose \"correct\" is true, false or null")
+        if verdict.get("rule_correct") not in (True, False, None):
+            _fail(source, f"{where}.verdicts[{index}].rule_correct must be true, false or null")
         records.append(VerdictRecord(verdict.get("correct"), verdict.get("extracted"), str(verdict.get("reason", "")),
-                                     str(verdict.get("source", ""))))
+                                     str(verdict.get("source", "")), verdict.get("rule_correct")))
     unresolved = entry.get("unresolved", sum(record.correct is None for record in records))
     if not _is_count(unresolved):
         _fail(source, f'{where}."unresolved" must be a count >= 0, got {unresolved!r}')
