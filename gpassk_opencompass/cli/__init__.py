@@ -22,7 +22,7 @@ from importlib import import_module
 
 from gpassk_opencompass import __version__
 
-SUBCOMMANDS = ("calc", "score", "leaderboard", "grid", "data")
+SUBCOMMANDS = ("calc", "score", "leaderboard", "grid", "data", "agree", "compare", "plan")
 
 #: Every verdict resolved, results written.
 EXIT_OK = 0
