@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from pathlib import Path
 
+from scipy import stats
+
+from exact import exact_g_pass, exact_mg_pass
 from gpassk_opencompass.scoring.results import write_results
+
+Z95 = stats.norm.ppf(0.975)
 
 
 def results_document(matrix, *, ids=None, judge="rule", judge_model=None, ks=(2,), thresholds=(0.5, 1.0),
@@ -40,3 +47,23 @@ def results_document(matrix, *, ids=None, judge="rule", judge_model=None, ks=(2,
 def write(path: Path, matrix, **options) -> Path:
     write_results(path, results_document(matrix, **options))
     return path
+
+
+def exact_value(n, c, k, key):
+    return exact_mg_pass(n, c, k) if key == "mG" else exact_g_pass(n, c, k, key)
+
+
+def exact_half_width(p, n, k, key, questions, sampling=True):
+    """z * sqrt((mean_i Var_c[G] + Var_i[theta_i]) / M) x 100, by exact binomial sums over c = 0..n."""
+    values = [exact_value(n, c, k, key) for c in range(n + 1)]
+    within, thetas = [], []
+    for q in p:
+        weights = [Fraction(math.comb(n, c)) * q**c * (1 - q) ** (n - c) for c in range(n + 1)]
+        theta = sum(w * v for w, v in zip(weights, values))
+        thetas.append(theta)
+        within.append(sum(w * (v - theta) ** 2 for w, v in zip(weights, values)))
+    variance = sum(within) / len(p)
+    if sampling:
+        mean = sum(thetas) / len(p)
+        variance += sum((t - mean) ** 2 for t in thetas) / len(p)
+    return 100 * Z95 * math.sqrt(float(variance) / questions)

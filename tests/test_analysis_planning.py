@@ -3,44 +3,20 @@ computation and against simulation (planned vs realised width)."""
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from scipy import stats
 
-from analysis_docs import write
-from exact import exact_g_pass, exact_mg_pass
+from analysis_docs import Z95, exact_half_width, exact_value, write
 from gpassk_opencompass.analysis.inputs import load_with_details
 from gpassk_opencompass.analysis.planning import calibrate, plan, plan_results, pilot_p
 
 T, F, N = True, False, None
-Z95 = stats.norm.ppf(0.975)
 
 
 def matrix_of(counts, n):
     return [[bool(g < c) for g in range(n)] for c in counts]
-
-
-def exact_value(n, c, k, key):
-    return exact_mg_pass(n, c, k) if key == "mG" else exact_g_pass(n, c, k, key)
-
-
-def exact_half_width(p, n, k, key, questions, sampling=True):
-    """z * sqrt((mean_i Var_c[G] + Var_i[theta_i]) / M) x 100, by exact binomial sums over c = 0..n."""
-    values = [exact_value(n, c, k, key) for c in range(n + 1)]
-    within, thetas = [], []
-    for q in p:
-        weights = [Fraction(math.comb(n, c)) * q**c * (1 - q) ** (n - c) for c in range(n + 1)]
-        theta = sum(w * v for w, v in zip(weights, values))
-        thetas.append(theta)
-        within.append(sum(w * (v - theta) ** 2 for w, v in zip(weights, values)))
-    variance = sum(within) / len(p)
-    if sampling:
-        mean = sum(thetas) / len(p)
-        variance += sum((t - mean) ** 2 for t in thetas) / len(p)
-    return 100 * Z95 * math.sqrt(float(variance) / questions)
 
 
 def test_pilot_probabilities_leave_unresolved_verdicts_out(tmp_path):
