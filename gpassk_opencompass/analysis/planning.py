@@ -33,8 +33,9 @@ from scipy import stats
 
 from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details, write_outputs
 from gpassk_opencompass.files import write_bytes_atomic
-from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, g_pass_at_k, mg_pass_at_k
+from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
 from gpassk_opencompass.scoring.results import ResultsFile
+from gpassk_opencompass.uncertainty.paired import metric_values
 from gpassk_opencompass.uncertainty.planner import (
     PlannedWidth,
     expected_half_width,
@@ -170,25 +171,12 @@ def plan_results(pilot: ResultsFile, ns: Sequence[int], *, questions: Sequence[i
                                    include_question_sampling=include_question_sampling, n_max=N_MAX)
                     targets.append(TargetN(key=floor.key, questions=floor.questions, target=float(target), n=n,
                                            floor=floor.half_width))
-    c, n = pilot.counts()
+    _, n = pilot.counts()
     return PlanReport(pilot=pilot.source, pilot_questions=len(pilot.details),
                       pilot_n=int(n[0]) if (n == n[0]).all() else None,
                       pilot_unresolved=int(sum(q.unresolved for q in pilot.details)), level=float(level),
                       include_question_sampling=bool(include_question_sampling), rows=tuple(rows),
                       targets=tuple(targets))
-
-
-def _estimator(n: int, k: int, key: str) -> np.ndarray:
-    """The metric's per-question value for ``c = 0..n`` correct."""
-    counts = np.arange(n + 1)
-    if key.startswith("mG-Pass@"):
-        return np.asarray(mg_pass_at_k(n, counts, k), dtype=float)
-    tau = key.split("_", 1)[1]
-    return np.asarray(g_pass_at_k(n, counts, k, tau), dtype=float)
-
-
-def _k_of(key: str) -> int:
-    return int(key.split("@", 1)[1].split("_", 1)[0])
 
 
 def calibrate(p, rows: Sequence[PlannedWidth], *, replications: int = 2000, seed: int = 0
@@ -211,7 +199,7 @@ def calibrate(p, rows: Sequence[PlannedWidth], *, replications: int = 2000, seed
         else:
             chosen = np.broadcast_to(p[np.arange(row.questions) % p.size], (replications, row.questions))
         correct = rng.binomial(row.n, chosen)
-        scores = _estimator(row.n, _k_of(row.key), row.key)[correct].mean(axis=1)
+        scores = metric_values(np.arange(row.n + 1), row.n, row.key)[correct].mean(axis=1)
         z = float(stats.norm.ppf(0.5 + row.level / 2))
         points.append(CalibrationPoint(planned=row, realised=float(100 * z * scores.std(ddof=1)),
                                        replications=replications))

@@ -99,8 +99,8 @@ def _(report: AgreementReport, limit: int | None = 50) -> str:
                          "(and both resolved)")
     else:
         lines += ["- agreement: none of the items was resolved by both judges"]
-    lines += [f"- unresolved: {a.unresolved} by A, {b.unresolved} by B (left out of the table, never counted "
-              "as wrong)", ""]
+    lines += [(f"- unresolved: {a.unresolved} by A, {b.unresolved} by B (left out of the table, never counted "
+               "as wrong)"), ""]
     lines += ["## How the metrics move (B - A, points)", ""]
     if report.shifts:
         lines += ["| metric | under A | under B | B - A |", "|---|---:|---:|---:|"]
@@ -119,8 +119,7 @@ def _(report: AgreementReport, limit: int | None = 50) -> str:
                          f"{_verdict(item.correct_b)} | {_cell(item.extracted_a)} | {_cell(item.extracted_b)} | "
                          f"{_cell(item.reason_a)} | {_cell(item.reason_b)} |")
         if len(shown) < len(report.disagreements):
-            lines += ["", f"... {len(report.disagreements) - len(shown)} more (all in --json / --html / "
-                          "--markdown)"]
+            lines += ["", f"... {len(report.disagreements) - len(shown)} more (all in --json / --html / --markdown)"]
     else:
         lines.append("None.")
     return redact("\n".join(lines)) + "\n"
@@ -131,9 +130,9 @@ def _(report: ComparisonReport) -> str:
     level = report.differences[0].ci if report.differences else 0.95
     lines = [f"# A vs B on {report.benchmark or 'the same questions'}", "",
              f"A: {report.run_a}", f"B: {report.run_b}",
-             f"{report.questions} shared questions, n = {report.n if report.n is not None else 'varies'}; "
-             f"paired over questions: {level:.0%} bootstrap interval ({report.n_boot} resamples, seed "
-             f"{report.seed}), two-sided sign-flip p-value.", "",
+             (f"{report.questions} shared questions, n = {report.n if report.n is not None else 'varies'}; "
+              f"paired over questions: {level:.0%} bootstrap interval ({report.n_boot} resamples, seed "
+              f"{report.seed}), two-sided sign-flip p-value."), "",
              "| metric | A | B | A - B | interval | p-value | test |", "|---|---:|---:|---:|---|---:|---|"]
     for d in report.differences:
         lines.append(f"| {d.metric} | {d.mean_a:.2f} | {d.mean_b:.2f} | {d.difference:+.2f} | "
