@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details, write_outputs
+from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details, require_extra, write_outputs
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
 from gpassk_opencompass.scoring.results import ResultsFile, VerdictRecord
 from gpassk_opencompass.uncertainty.agreement import JudgeAgreement, MetricShift, judge_agreement, metric_shift
@@ -294,6 +294,7 @@ def agree(path_a: str | os.PathLike, path_b: str | os.PathLike | None = None, *,
 
     check_outputs({"RESULTS_A": path_a, "RESULTS_B": path_b},
                   {"--json": json_path, "--html": html_path, "--markdown": markdown_path})
+    require_extra("jinja2", "--html", html_path)
     a = load_with_details(path_a)
     b = load_with_details(path_b) if path_b is not None else None
     report = agree_results(a, b, ci=ci)

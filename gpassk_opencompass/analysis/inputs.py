@@ -41,6 +41,23 @@ def check_outputs(inputs: Mapping[str, str | os.PathLike | None],
             check_writable_file(role, path)
 
 
+def require_extra(module: str, option: str, path) -> None:
+    """Refuse ``option`` up front, in one line, when the optional ``module`` it needs is not installed.
+
+    >>> require_extra("no_such_module_here", "--html", "page.html")
+    Traceback (most recent call last):
+    ...
+    ValueError: --html needs no_such_module_here, which is not installed: pip install 'gpassk-opencompass[plots]'
+    >>> require_extra("no_such_module_here", "--html", None)  # not asked for: nothing to check
+    """
+    if path is None:
+        return
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise ValueError(f"{option} needs {module}, which is not installed: pip install 'gpassk-opencompass[plots]'")
+
+
 def write_outputs(texts: Mapping[str | os.PathLike | None, str]) -> None:
     """Write each ``{path: text}`` atomically (``None`` paths are skipped)."""
     for path, text in texts.items():

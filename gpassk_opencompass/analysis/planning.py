@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import stats
 
-from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details, write_outputs
+from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details, require_extra, write_outputs
 from gpassk_opencompass.files import write_bytes_atomic
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
 from gpassk_opencompass.scoring.results import ResultsFile
@@ -242,6 +242,7 @@ def plan(pilot_path: str | os.PathLike, ns: Sequence[int], *, questions: Sequenc
     check_outputs({"PILOT": pilot_path}, {"--json": json_path, "--markdown": markdown_path,
                                           "--calibration-plot": calibration_png})
     _positive_ints("--replications", [replications])
+    require_extra("matplotlib", "--calibration-plot", calibration_png)
     pilot = load_with_details(pilot_path)
     report = plan_results(pilot, ns, questions=questions, target=target, ks=ks, thresholds=thresholds,
                           level=level, include_question_sampling=include_question_sampling)
