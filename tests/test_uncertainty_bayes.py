@@ -289,7 +289,7 @@ def test_bad_input_raises_one_line_value_error(call, message):
     assert message in str(info.value) and "\n" not in str(info.value)
 
 
-# the worked example of docs/uncertainty-bayes.md
+# the worked example of docs/uncertainty.md
 DOC_COUNTS = [0, 0, 1, 3, 5, 8, 8, 10, 12, 14, 15, 16, 16, 16, 2, 6, 9, 11, 13, 16]
 
 

@@ -22,7 +22,7 @@ from importlib import import_module
 
 from gpassk_opencompass import __version__
 
-SUBCOMMANDS = ("calc", "score", "rejudge", "leaderboard", "grid", "data")
+SUBCOMMANDS = ("calc", "score", "rejudge", "leaderboard", "grid", "data", "agree", "compare", "plan")
 #: Subcommands whose package raises :class:`~gpassk_opencompass.errors.InputError` for every user mistake:
 #: any other exception of theirs is a bug and keeps its traceback. The others still have every
 #: ``ValueError`` printed as a usage error, until their packages raise ``InputError`` too.

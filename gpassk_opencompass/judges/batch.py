@@ -10,8 +10,9 @@
 2. collapse identical (question, reference, answer, language) tuples -- with
    n = 48 samples per question most answers repeat -- so each is judged once;
 3. ``rule``: math-verify on every distinct tuple; ``cascade``: the same, and
-   whatever the rule judge cannot confirm goes on to step 4; ``llm``: step 4
-   for all;
+   whatever the rule judge cannot confirm goes on to step 4 (its verdict,
+   ``False`` or ``None``, is kept as the model verdict's ``rule_correct``: one
+   cascade run is then its own rule-vs-model audit); ``llm``: step 4 for all;
 4. look each tuple up in the durable cache, ask the judge model about the
    rest, and append each verdict to the cache the moment it arrives (when
    the judge fails mid-run, :class:`~gpassk_opencompass.judges.llm.JudgeError`
@@ -147,7 +148,8 @@ def _model_stage(cases: list[_Case], pending: list[int], verdicts: list[Verdict 
             for index in pending:
                 hit = cache.get(keys[index])
                 if hit is not None:
-                    verdicts[index] = Verdict(hit.correct, cases[index].extracted, hit.reason, "cache")
+                    verdicts[index] = Verdict(hit.correct, cases[index].extracted, hit.reason, "cache",
+                                              rule_correct=_rule_correct(rule_said, index))
                     cached += 1
         to_ask = [index for index in pending if verdicts[index] is None]
         if cache is not None and pending:
@@ -164,7 +166,8 @@ def _model_stage(cases: list[_Case], pending: list[int], verdicts: list[Verdict 
             reason = answer.reason
             if answer.correct is None and index in rule_said:
                 reason = f"{reason}; the rule judge said: {rule_said[index].reason}"
-            verdicts[index] = Verdict(answer.correct, case.extracted, reason, "llm")
+            verdicts[index] = Verdict(answer.correct, case.extracted, reason, "llm",
+                                      rule_correct=_rule_correct(rule_said, index))
             if cache is not None and answer.correct is not None:
                 cache.put(keys[index], answer.correct, answer.reason, model=settings.model,
                           prompt_version=PROMPT_VERSION, answer=case.shown[:200])
@@ -184,6 +187,12 @@ def _model_stage(cases: list[_Case], pending: list[int], verdicts: list[Verdict 
     finally:
         if cache is not None:
             cache.close()
+
+
+def _rule_correct(rule_said: dict[int, Verdict], index: int) -> bool | None:
+    """What the cascade's rule judge said about a case sent on to the model (``None`` outside a cascade)."""
+    said = rule_said.get(index)
+    return None if said is None else said.correct
 
 
 def _cache_key(case: _Case, model: str) -> str:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import pathlib
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from urllib.parse import urlsplit
 
 #: The judges :func:`~gpassk_opencompass.judges.judge_items` can run.
@@ -76,12 +76,19 @@ class Verdict:
         reason: a short human-readable why.
         source: ``"rule"``, ``"llm"`` or ``"cache"`` (an LLM verdict read
             back from the durable cache).
+        rule_correct: on a verdict of the cascade's judge model (``"llm"`` or
+            ``"cache"``), what the rule judge said before it: ``False`` or
+            ``None`` (it had not confirmed the answer, which is why the model
+            was asked); ``None`` everywhere else. Recorded so that one cascade
+            run yields the rule-vs-model audit (``gpassk agree``). Left out of
+            the repr: only the cascade sets it.
     """
 
     correct: bool | None
     extracted: str | None
     reason: str
     source: str
+    rule_correct: bool | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)

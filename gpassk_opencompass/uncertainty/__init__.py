@@ -13,3 +13,52 @@ Functions of arrays (questions x generations verdicts, or per-question
 counts); they know nothing of files, OpenCompass or HTTP.  May import:
 :mod:`gpassk_opencompass.metrics`, numpy, scipy.
 """
+
+from gpassk_opencompass.uncertainty.agreement import (
+    JudgeAgreement,
+    MetricShift,
+    disagreements,
+    judge_agreement,
+    metric_shift,
+    verdict_counts,
+)
+from gpassk_opencompass.uncertainty.bayes import (
+    BayesEstimate,
+    PosteriorMoments,
+    bayes_interval,
+    bayes_interval_counts,
+    counts_from_matrix,
+    posterior_moments,
+)
+from gpassk_opencompass.uncertainty.paired import (
+    AdjacentComparison,
+    AlignedRuns,
+    ModelRank,
+    PairedDifference,
+    RankIntervals,
+    SignFlipTest,
+    accuracy_key,
+    adjacent_significance,
+    align_runs,
+    metric_values,
+    paired_comparison,
+    rank_intervals,
+    sign_flip_test,
+)
+from gpassk_opencompass.uncertainty.planner import (
+    PlannedWidth,
+    expected_half_width,
+    pilot_probabilities,
+    plan_table,
+    smallest_n,
+    within_question_variance,
+)
+
+__all__ = [
+    "AdjacentComparison", "AlignedRuns", "BayesEstimate", "JudgeAgreement", "MetricShift", "ModelRank",
+    "PairedDifference", "PlannedWidth", "PosteriorMoments", "RankIntervals", "SignFlipTest", "accuracy_key",
+    "adjacent_significance", "align_runs", "bayes_interval", "bayes_interval_counts", "counts_from_matrix",
+    "disagreements", "expected_half_width", "judge_agreement", "metric_shift", "metric_values",
+    "paired_comparison", "pilot_probabilities", "plan_table", "posterior_moments", "rank_intervals",
+    "sign_flip_test", "smallest_n", "verdict_counts", "within_question_variance",
+]

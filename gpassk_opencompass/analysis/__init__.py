@@ -1,0 +1,27 @@
+"""Answers questions about results files: how much two judges agree, whether model A beats model B, how many
+samples to draw.
+
+One module per question, each a function from results files to a frozen report, and the renderers:
+
+* :mod:`.agreement` -- ``gpassk agree``: two judges on the same generations (or the two stages of one
+  cascade run): agreement, Cohen's kappa, the 2x2 table, how every metric moves, the items they disagree on;
+* :mod:`.comparison` -- ``gpassk compare``: two runs on the same questions: per metric the difference,
+  its paired bootstrap interval and sign-flip p-value;
+* :mod:`.planning` -- ``gpassk plan``: from a pilot, the interval half-width to expect per metric at other
+  n and question counts, the smallest n for a target, and a planned-vs-simulated calibration;
+* :mod:`.render` -- each report as Markdown and JSON; the agreement also as a self-contained HTML page.
+
+Inputs are results JSON files (``gpassk score`` output, or an OpenCompass run's
+``results/<model>/<dataset>.json``), read only through
+:func:`gpassk_opencompass.scoring.results.load_results`; a run folder is refused
+with a message naming where its results files are.
+
+May import: :mod:`~gpassk_opencompass.scoring.results`, :mod:`~gpassk_opencompass.uncertainty`,
+:mod:`~gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.files`,
+:mod:`~gpassk_opencompass.redaction` (and numpy, scipy; jinja2 and matplotlib lazily, for HTML and the
+plot); never OpenCompass.
+"""
+
+from gpassk_opencompass.analysis.inputs import IncompleteResults
+
+__all__ = ["IncompleteResults"]

@@ -1,0 +1,101 @@
+"""``gpassk compare``: is run A better than run B on the same questions?
+
+Both results files are aligned by question id
+(:func:`~gpassk_opencompass.uncertainty.paired.align_runs`: refused when the
+question sets, n or the reported k differ), then every metric -- accuracy,
+G-Pass@k_tau, mG-Pass@k for the shared k and the thresholds of either file --
+gets the difference A - B, its paired bootstrap interval and the sign-flip
+permutation p-value (:func:`~gpassk_opencompass.uncertainty.paired.paired_comparison`).
+
+A run with unresolved verdicts is refused (:class:`~gpassk_opencompass.analysis.IncompleteResults`,
+exit 3): its counts would score them as wrong. Runs of different benchmarks
+(as recorded) are refused too.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from gpassk_opencompass.analysis.inputs import IncompleteResults, check_outputs, load_with_details, write_outputs
+from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
+from gpassk_opencompass.scoring.results import ResultsFile
+from gpassk_opencompass.uncertainty.paired import PairedDifference, align_runs, paired_comparison
+
+
+@dataclass(frozen=True)
+class ComparisonReport:
+    """The answer of ``gpassk compare``.
+
+    Attributes:
+        run_a: run A's results file.
+        run_b: run B's.
+        benchmark: the benchmark both record (``None`` when not recorded).
+        questions: the shared questions M.
+        n: generations per question (``None`` when it varies).
+        ks: the k values compared.
+        thresholds: the tau values compared.
+        differences: one :class:`PairedDifference` per metric, accuracy first.
+        n_boot: bootstrap resamples of the questions.
+        seed: seed of the bootstrap and the random sign flips.
+    """
+
+    run_a: str
+    run_b: str
+    benchmark: str | None
+    questions: int
+    n: int | None
+    ks: tuple[int, ...]
+    thresholds: tuple[float, ...]
+    differences: tuple[PairedDifference, ...]
+    n_boot: int
+    seed: int
+
+
+def require_complete(results: ResultsFile, purpose: str) -> None:
+    """Raise :class:`IncompleteResults` when a results file has unresolved verdicts."""
+    if results.unresolved or not results.complete:
+        raise IncompleteResults(f"{results.source} has {results.unresolved} unresolved verdict(s); {purpose} "
+                                "would count them as wrong. Resolve them first (rerun the same gpassk score / "
+                                "OpenCompass evaluation: it re-asks only the missing ones)")
+
+
+def compare_results(a: ResultsFile, b: ResultsFile, *, ci: float = 0.95, n_boot: int = 2000,
+                    n_perm: int = 10_000, seed: int = 0) -> ComparisonReport:
+    """Per metric, run A minus run B over their shared questions, with paired interval and p-value.
+
+    Raises:
+        IncompleteResults: a run has unresolved verdicts.
+        ValueError: one line: different benchmarks, questions, n or k.
+    """
+    for results in (a, b):
+        require_complete(results, "a comparison")
+    bench_a, bench_b = a.gpassk.get("benchmark"), b.gpassk.get("benchmark")
+    if bench_a and bench_b and bench_a != bench_b:
+        raise ValueError(f"the runs are of different benchmarks: {a.source} is {bench_a}, {b.source} is {bench_b}")
+    c_a, n_a = a.counts()
+    c_b, n_b = b.counts()
+    aligned = align_runs(a.question_ids(), c_a, b.question_ids(), c_b, n_a=n_a, n_b=n_b,
+                         ks_a=a.ks or None, ks_b=b.ks or None)
+    ks = tuple(aligned.ks or ())
+    thresholds = tuple(sorted(set(a.thresholds) | set(b.thresholds))) or tuple(DEFAULT_THRESHOLDS)
+    differences = paired_comparison(aligned.counts_a, aligned.counts_b, aligned.n, ks, thresholds, ci=ci,
+                                    n_boot=n_boot, n_perm=n_perm, seed=seed)
+    return ComparisonReport(run_a=a.source, run_b=b.source, benchmark=bench_a or bench_b,
+                            questions=len(aligned.question_ids),
+                            n=aligned.n if isinstance(aligned.n, int) else None, ks=ks,
+                            thresholds=tuple(float(t) for t in thresholds),
+                            differences=tuple(differences.values()), n_boot=n_boot, seed=seed)
+
+
+def compare(path_a: str | os.PathLike, path_b: str | os.PathLike, *, ci: float = 0.95, n_boot: int = 2000,
+            n_perm: int = 10_000, seed: int = 0, json_path=None, markdown_path=None) -> str:
+    """``gpassk compare``: read both runs, compare, write the requested files; the Markdown to print."""
+    from gpassk_opencompass.analysis import render
+
+    check_outputs({"RUN_A": path_a, "RUN_B": path_b}, {"--json": json_path, "--markdown": markdown_path})
+    report = compare_results(load_with_details(path_a), load_with_details(path_b), ci=ci, n_boot=n_boot,
+                             n_perm=n_perm, seed=seed)
+    text = render.to_markdown(report)
+    write_outputs({json_path: render.to_json(report), markdown_path: text})
+    return text

@@ -1,0 +1,65 @@
+"""Reading the results files the analysis commands are given, and where their answers are written."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from gpassk_opencompass.files import check_distinct_paths, check_writable_file, write_text_atomic
+from gpassk_opencompass.scoring.results import ResultsFile, load_results
+
+
+class IncompleteResults(Exception):
+    """A results file has unresolved verdicts where the answer would need them (exit code 3)."""
+
+
+def load_with_details(path: str | os.PathLike) -> ResultsFile:
+    """A results file with its per-question ``details`` (one-line ``ValueError`` otherwise).
+
+    >>> load_with_details("/nonexistent/r.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: /nonexistent/r.json: cannot read (No such file or directory)
+    """
+    if Path(path).is_dir():
+        raise ValueError(f"{path} is a folder; give a results file such as "
+                         f"{Path(path) / 'results' / '<model>' / '<dataset>.json'}")
+    results = load_results(path)
+    if not results.details:
+        raise ValueError(f"{path}: has no per-question details (GPassKEvaluator and gpassk score record "
+                         "them; other evaluators' results cannot be analysed per question)")
+    return results
+
+
+def check_outputs(inputs: Mapping[str, str | os.PathLike | None],
+                  outputs: Mapping[str, str | os.PathLike | None]) -> None:
+    """Refuse, before any work, an output that is an input or another output, or cannot be written."""
+    check_distinct_paths({**inputs, **outputs})
+    for role, path in outputs.items():
+        if path is not None:
+            check_writable_file(role, path)
+
+
+def require_extra(module: str, option: str, path) -> None:
+    """Refuse ``option`` up front, in one line, when the optional ``module`` it needs is not installed.
+
+    >>> require_extra("no_such_module_here", "--html", "page.html")
+    Traceback (most recent call last):
+    ...
+    ValueError: --html needs no_such_module_here, which is not installed: pip install 'gpassk-opencompass[plots]'
+    >>> require_extra("no_such_module_here", "--html", None)  # not asked for: nothing to check
+    """
+    if path is None:
+        return
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise ValueError(f"{option} needs {module}, which is not installed: pip install 'gpassk-opencompass[plots]'")
+
+
+def write_outputs(texts: Mapping[str | os.PathLike | None, str]) -> None:
+    """Write each ``{path: text}`` atomically (``None`` paths are skipped)."""
+    for path, text in texts.items():
+        if path is not None:
+            write_text_atomic(path, text if text.endswith("\n") else text + "\n")

@@ -1,0 +1,255 @@
+"""``gpassk plan``: from a pilot, how wide the intervals will be, and how many samples reach a target width.
+
+The pilot is any results file with ``details``: each question's probability
+of a correct generation is its posterior mean under a uniform prior,
+:math:`(c_i + 1) / (n_i + 2)` (:func:`~gpassk_opencompass.uncertainty.planner.pilot_probabilities`),
+where :math:`n_i` counts the *resolved* verdicts only (an unresolved verdict is
+left out, never counted as wrong). From those, :func:`~gpassk_opencompass.uncertainty.planner.plan_table`
+gives the expected half-width of every metric at each planned n (and question
+count), and :func:`~gpassk_opencompass.uncertainty.planner.smallest_n` the
+smallest n whose half-width is at most the target -- ``None`` when more
+generations cannot get there (with question sampling the spread of the
+questions alone sets a floor: then only more questions help).
+
+The calibration (:func:`calibrate`) checks the plan against a simulation: the
+planned questions are drawn from the pilot's (with replacement, or the pilot's
+own when the question set is fixed), each question's correct count from
+:math:`\\mathrm{Bin}(n, p_i)`, and the realised half-width is ``z`` times the standard
+deviation of the simulated benchmark scores; :func:`calibration_plot` draws
+planned against realised.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import numbers
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+from scipy import stats
+
+from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details, require_extra, write_outputs
+from gpassk_opencompass.files import write_bytes_atomic
+from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
+from gpassk_opencompass.scoring.results import ResultsFile
+from gpassk_opencompass.uncertainty.paired import metric_values
+from gpassk_opencompass.uncertainty.planner import (
+    PlannedWidth,
+    expected_half_width,
+    pilot_probabilities,
+    plan_table,
+    smallest_n,
+)
+
+#: The largest n :func:`smallest_n` considers.
+N_MAX = 4096
+#: The k values planned when the pilot records none.
+DEFAULT_KS = (4, 8, 16)
+
+
+@dataclass(frozen=True)
+class TargetN:
+    """The smallest n reaching a target half-width for one metric and question count.
+
+    Attributes:
+        key: the metric.
+        questions: the planned question count.
+        target: the target half-width, percentage points.
+        n: the smallest n (``None``: even ``N_MAX`` generations do not reach it).
+        floor: the half-width at ``N_MAX`` generations (what more generations can at best give).
+    """
+
+    key: str
+    questions: int
+    target: float
+    n: int | None
+    floor: float
+
+
+@dataclass(frozen=True)
+class CalibrationPoint:
+    """A planned half-width and the one realised in simulation.
+
+    Attributes:
+        planned: the plan (:class:`~gpassk_opencompass.uncertainty.planner.PlannedWidth`).
+        realised: ``z`` x the standard deviation of the simulated scores, x 100.
+        replications: simulated runs.
+    """
+
+    planned: PlannedWidth
+    realised: float
+    replications: int
+
+
+@dataclass(frozen=True)
+class PlanReport:
+    """The answer of ``gpassk plan``.
+
+    Attributes:
+        pilot: the pilot's results file.
+        pilot_questions: its question count.
+        pilot_n: its generations per question (``None`` when it varies).
+        pilot_unresolved: unresolved verdicts left out of the pilot's counts.
+        level: the intervals' level.
+        include_question_sampling: whether the between-question variance is planned for.
+        rows: the planning table.
+        targets: the smallest n per metric and question count (empty without a target).
+        calibration: planned vs simulated (empty unless asked).
+    """
+
+    pilot: str
+    pilot_questions: int
+    pilot_n: int | None
+    pilot_unresolved: int
+    level: float
+    include_question_sampling: bool
+    rows: tuple[PlannedWidth, ...]
+    targets: tuple[TargetN, ...]
+    calibration: tuple[CalibrationPoint, ...] = ()
+
+
+def _positive_ints(name: str, values) -> list[int]:
+    values = list(values)
+    if not values:
+        raise ValueError(f"{name} must name at least one value")
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise ValueError(f"{name} must be positive integers; got {value!r}")
+    return [int(value) for value in values]
+
+
+def pilot_p(pilot: ResultsFile) -> np.ndarray:
+    """Per-question success probabilities of a pilot, unresolved verdicts left out of each question's n."""
+    c, n = pilot.counts()
+    unresolved = np.array([question.unresolved for question in pilot.details], dtype=np.int64)
+    return pilot_probabilities(c, n - unresolved)
+
+
+def plan_results(pilot: ResultsFile, ns: Sequence[int], *, questions: Sequence[int] | None = None,
+                 target: float | None = None, ks: Sequence[int] | None = None,
+                 thresholds: Sequence[float] | None = None, level: float = 0.95,
+                 include_question_sampling: bool = True) -> PlanReport:
+    """The planning table of a pilot, and the smallest n for ``target`` per metric and question count.
+
+    Args:
+        pilot: any results file with ``details``.
+        ns: the planned generations per question.
+        questions: planned question counts (default: the pilot's).
+        target: a half-width in percentage points (``None``: no search).
+        ks: the k values (default: the pilot's, else 4 8 16); a k above a planned n is skipped there.
+        thresholds: the tau values (default: the pilot's, else 0 .. 1 by 0.25).
+        level: the intervals' level.
+        include_question_sampling: plan for the questions as a sample (the bootstrap's view);
+            ``False``: a fixed question set.
+
+    Raises:
+        ValueError: one line naming a bad n, question count, k, threshold, level or target.
+    """
+    ns = _positive_ints("--n", ns)
+    counts = [None] if not questions else _positive_ints("--questions", questions)
+    ks = _positive_ints("--k", ks if ks else (pilot.ks or DEFAULT_KS))
+    thresholds = list(thresholds if thresholds else (pilot.thresholds or DEFAULT_THRESHOLDS))
+    if target is not None and not (isinstance(target, numbers.Real) and math.isfinite(target) and target > 0):
+        raise ValueError(f"--target must be a half-width > 0 in percentage points; got {target!r}")
+    if min(ks) > max(ns):
+        raise ValueError(f"every k ({', '.join(map(str, ks))}) exceeds every planned n "
+                         f"({', '.join(map(str, ns))}); plan an n >= k")
+    p = pilot_p(pilot)
+    rows = plan_table(p, ns, ks, thresholds, questions=counts, level=level,
+                      include_question_sampling=include_question_sampling)
+    targets = []
+    if target is not None:
+        for m in counts:
+            for k in ks:
+                for tau in thresholds + ["mG"]:
+                    floor = expected_half_width(p, N_MAX, k, tau, questions=m, level=level,
+                                                include_question_sampling=include_question_sampling)
+                    n = smallest_n(p, k, tau, target, questions=m, level=level,
+                                   include_question_sampling=include_question_sampling, n_max=N_MAX)
+                    targets.append(TargetN(key=floor.key, questions=floor.questions, target=float(target), n=n,
+                                           floor=floor.half_width))
+    _, n = pilot.counts()
+    return PlanReport(pilot=pilot.source, pilot_questions=len(pilot.details),
+                      pilot_n=int(n[0]) if (n == n[0]).all() else None,
+                      pilot_unresolved=int(sum(q.unresolved for q in pilot.details)), level=float(level),
+                      include_question_sampling=bool(include_question_sampling), rows=tuple(rows),
+                      targets=tuple(targets))
+
+
+def calibrate(p, rows: Sequence[PlannedWidth], *, replications: int = 2000, seed: int = 0
+              ) -> tuple[CalibrationPoint, ...]:
+    """Simulate each planned configuration and measure the realised half-width.
+
+    Args:
+        p: the pilot's per-question probabilities.
+        rows: planned widths (from :func:`~gpassk_opencompass.uncertainty.planner.plan_table`).
+        replications: simulated runs per configuration.
+        seed: seeds the simulation.
+    """
+    replications = _positive_ints("--replications", [replications])[0]
+    rng = np.random.default_rng(seed)
+    p = np.asarray(p, dtype=float)
+    points = []
+    for row in rows:
+        if row.include_question_sampling:
+            chosen = p[rng.integers(0, p.size, size=(replications, row.questions))]
+        else:
+            chosen = np.broadcast_to(p[np.arange(row.questions) % p.size], (replications, row.questions))
+        correct = rng.binomial(row.n, chosen)
+        scores = metric_values(np.arange(row.n + 1), row.n, row.key)[correct].mean(axis=1)
+        z = float(stats.norm.ppf(0.5 + row.level / 2))
+        points.append(CalibrationPoint(planned=row, realised=float(100 * z * scores.std(ddof=1)),
+                                       replications=replications))
+    return tuple(points)
+
+
+def calibration_plot(points: Sequence[CalibrationPoint], path: str | os.PathLike, *, title: str = "") -> None:
+    """Planned against simulated half-width, one point per metric x n x question count (PNG, atomic)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(5.5, 5.0), dpi=120)
+    axes = figure.add_subplot()
+    planned = [point.planned.half_width for point in points]
+    realised = [point.realised for point in points]
+    for n in sorted({point.planned.n for point in points}):
+        chosen = [point for point in points if point.planned.n == n]
+        axes.scatter([point.planned.half_width for point in chosen], [point.realised for point in chosen],
+                     s=18, label=f"n = {n}")
+    top = max(planned + realised) * 1.05 if points else 1.0
+    axes.plot([0, top], [0, top], color="#888", linewidth=1, linestyle="--", label="planned = realised")
+    axes.set_xlim(0, top)
+    axes.set_ylim(0, top)
+    axes.set_xlabel("planned half-width (points)")
+    axes.set_ylabel("simulated half-width (points)")
+    axes.set_title(title or "sample-size plan: planned vs simulated", fontsize=10)
+    axes.legend(fontsize=8)
+    buffer = io.BytesIO()
+    FigureCanvasAgg(figure).print_png(buffer)
+    write_bytes_atomic(path, buffer.getvalue())
+
+
+def plan(pilot_path: str | os.PathLike, ns: Sequence[int], *, questions: Sequence[int] | None = None,
+         target: float | None = None, ks: Sequence[int] | None = None, thresholds: Sequence[float] | None = None,
+         level: float = 0.95, include_question_sampling: bool = True, calibration_png=None,
+         replications: int = 2000, seed: int = 0, json_path=None, markdown_path=None) -> str:
+    """``gpassk plan``: read the pilot, plan, optionally calibrate and plot, write files; the Markdown to print."""
+    from gpassk_opencompass.analysis import render
+
+    check_outputs({"PILOT": pilot_path}, {"--json": json_path, "--markdown": markdown_path,
+                                          "--calibration-plot": calibration_png})
+    _positive_ints("--replications", [replications])
+    require_extra("matplotlib", "--calibration-plot", calibration_png)
+    pilot = load_with_details(pilot_path)
+    report = plan_results(pilot, ns, questions=questions, target=target, ks=ks, thresholds=thresholds,
+                          level=level, include_question_sampling=include_question_sampling)
+    if calibration_png is not None:
+        points = calibrate(pilot_p(pilot), report.rows, replications=replications, seed=seed)
+        report = replace(report, calibration=points)
+        calibration_plot(points, calibration_png, title=f"plan from {os.path.basename(pilot.source)}")
+    text = render.to_markdown(report)
+    write_outputs({json_path: render.to_json(report), markdown_path: text})
+    return text
