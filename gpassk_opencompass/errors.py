@@ -15,5 +15,21 @@ InputError --k 16: k must be <= n = 8
 from __future__ import annotations
 
 
+#: What may close a message and is dropped before it joins a sentence.
+_CLOSING = "".join((" ", ".", ";", ":", ","))
+
+
 class InputError(ValueError):
     """Bad input or a bad setting given by the user: one line, exit code 2."""
+
+
+def clause(message: object) -> str:
+    """A message as a clause to join into a longer sentence: one line, no closing full stop.
+
+    Messages from servers and libraries end how they like ("Connection error."); joined as
+    ``f"{clause(error)}; is it running?"`` the sentence never reads ``error.; is it``.
+
+    >>> clause("Connection error."), clause("HTTP 400: bad model;  "), clause("line one\\nline two")
+    ('Connection error', 'HTTP 400: bad model', 'line one line two')
+    """
+    return " ".join(str(message).split()).rstrip(_CLOSING)

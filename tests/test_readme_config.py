@@ -32,8 +32,8 @@ def test_readme_config_loads_and_builds(tmp_path):
     built = GPassKEvaluator(**evaluator)
     assert built.judge_settings.kind == "llm"
     assert built.judge_settings.urls == ("http://gpu-node-1:8000/v1",)
-    assert built.settings.benchmark == "LiveMathBench-202412"
-    assert built.settings.subset_columns == ("split", "language")
+    assert built.request.benchmark == "LiveMathBench-202412"
+    assert built.columns.subset_columns == ("split", "language")
     (model,) = config.models
     model = dict(model)
     assert model.pop("type") is OfflineOpenAISDK

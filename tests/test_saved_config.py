@@ -104,10 +104,10 @@ def test_rejudge_refuses_a_saved_config_with_code_in_one_line(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     run_dir = hostile_run(tmp_path, text)
     (run_dir / "predictions" / "model-7b_t0-7").mkdir(parents=True)
-    with pytest.raises(UnreadableConfig, match="not read: ") as error:
+    with pytest.raises(ValueError, match="not read: ") as error:  # UnreadableConfig, as a user's InputError
         find_targets(run_dir)
     assert reason in str(error.value)
-    assert main(["score", str(run_dir), "--judge", "rule", "--output", str(tmp_path / "rejudged")]) == 2
+    assert main(["rejudge", str(run_dir), "--judge", "rule", "--output", str(tmp_path / "rejudged")]) == 2
     err = capsys.readouterr().err
     assert reason in err and "Traceback" not in err
     assert not marker.exists()

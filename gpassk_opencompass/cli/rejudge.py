@@ -61,7 +61,7 @@ def evaluator_keywords(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gpassk_opencompass.errors import InputError
+    from gpassk_opencompass.errors import InputError, clause
     from gpassk_opencompass.judges import JudgeError
     from gpassk_opencompass.plugin.rejudge import rejudge_run
     from gpassk_opencompass.redaction import redact
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         say(f"gpassk rejudge: error: {error}")
         return EXIT_USAGE
     except JudgeError as error:
-        say(f"gpassk rejudge: the judge failed: {error}; {kept}; run the same command again to resume")
+        say(f"gpassk rejudge: the judge failed: {clause(error)}; {kept}; run the same command again to resume")
         return EXIT_JUDGE_FAILED
     except KeyboardInterrupt:
         say(f"gpassk rejudge: interrupted; {kept}; run the same command again to resume")

@@ -138,7 +138,7 @@ def say(message: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from loguru import logger
 
-    from gpassk_opencompass.errors import InputError
+    from gpassk_opencompass.errors import InputError, clause
     from gpassk_opencompass.judges import JudgeError
     from gpassk_opencompass.redaction import redact
     from gpassk_opencompass.scoring.flow import default_cache_path, judge_settings, score_file
@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
         say(f"gpassk score: error: {error}")
         return EXIT_USAGE
     except JudgeError as error:
-        say(f"gpassk score: the judge failed: {error}; {kept}; run the same command again to resume")
+        say(f"gpassk score: the judge failed: {clause(error)}; {kept}; run the same command again to resume")
         return EXIT_JUDGE_FAILED
     except KeyboardInterrupt:
         say(f"gpassk score: interrupted; {kept}; run the same command again to resume")

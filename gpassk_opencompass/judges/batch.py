@@ -41,6 +41,7 @@ from gpassk_opencompass.judges.llm import JudgeAnswer, JudgeError, ask_judges
 from gpassk_opencompass.judges.prompts import PROMPT_VERSION, build_judge_prompt
 from gpassk_opencompass.judges.types import JudgeItem, JudgeReport, JudgeSettings, JudgeStats, Verdict
 from gpassk_opencompass.judges.workers import judge_by_rule
+from gpassk_opencompass.errors import clause
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ def _model_stage(cases: list[_Case], pending: list[int], verdicts: list[Verdict 
             case = cases[index]
             reason = answer.reason
             if answer.correct is None and index in rule_said:
-                reason = f"{reason}; the rule judge said: {rule_said[index].reason}"
+                reason = f"{clause(reason)}; the rule judge said: {rule_said[index].reason}"
             verdicts[index] = Verdict(answer.correct, case.extracted, reason, "llm",
                                       rule_correct=_rule_correct(rule_said, index))
             if cache is not None and answer.correct is not None:
@@ -180,7 +181,7 @@ def _model_stage(cases: list[_Case], pending: list[int], verdicts: list[Verdict 
                 raise
             kept = (f"they are kept in the judge cache {cache.path}: rerun to resume" if cache is not None else
                     "no judge cache was set, so they are lost: set one to resume")
-            raise JudgeError(f"{error}; {kept}", arrived=error.arrived, mid_run=error.mid_run) from None
+            raise JudgeError(f"{clause(error)}; {kept}", arrived=error.arrived, mid_run=error.mid_run) from None
         finally:
             bar.close()
         return cached, stats.requests, stats.retries

@@ -60,6 +60,7 @@ from loguru import logger
 from gpassk_opencompass.judges.prompts import parse_judge_reply
 from gpassk_opencompass.judges.types import JudgeSettings
 from gpassk_opencompass.redaction import redact
+from gpassk_opencompass.errors import clause
 
 #: Environment variables holding the judge API key, in order of preference.
 API_KEY_VARIABLES = ("OC_JUDGE_API_KEY", "OPENAI_API_KEY")
@@ -289,7 +290,7 @@ async def _check_endpoint(client, url: str, settings: JudgeSettings) -> None:
                      redact(url), error.status_code)
         return
     except openai.APIConnectionError as error:
-        raise JudgeError(f"cannot reach the judge server at {url}: {short(error)}; is it running?") from None
+        raise JudgeError(f"cannot reach the judge server at {url}: {clause(short(error))}; is it running?") from None
     served = [model.id for model in page.data]
     if served and settings.model not in served:
         raise JudgeError(f"judge model {settings.model!r} is not served at {url}; it serves: {', '.join(served)}")

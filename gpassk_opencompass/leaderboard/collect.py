@@ -49,6 +49,7 @@ from gpassk_opencompass.plugin.runs import (
     load_saved_config,
     saved_config_paths,
 )
+from gpassk_opencompass.errors import clause
 
 MANIFEST_NAME = "manifest.json"
 #: ``gpassk grid run`` logs each launch to ``<run>/gpassk_launch_<timestamp>.log``, first line ``# <command>``.
@@ -295,7 +296,7 @@ def _saved_configs(run_dir: Path, notices: list[Notice]) -> list[Mapping]:
         try:
             configs.append(load_saved_config(path))
         except UnreadableConfig as error:  # read as data only: nothing of it ran
-            notices.append(Notice(f"{error}; nothing in it was run, and runs there are identified "
+            notices.append(Notice(f"{clause(error)}; nothing in it was run, and runs there are identified "
                                   "without it", path))
     return configs
 

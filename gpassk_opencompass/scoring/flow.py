@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from gpassk_opencompass import metrics
-from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.judges import LANGUAGES, JudgeItem, JudgeSettings, judge_items
 from gpassk_opencompass.scoring.results import (
     IDENTICAL_SHARE_WARNING,
@@ -418,7 +418,7 @@ def score_file(path: str | os.PathLike, request: ScoringRequest, judge: JudgeSet
         try:
             check_writable_file("the verdict cache", cache)
         except ValueError as error:
-            raise InputError(f"{error}; choose another place with --cache PATH (or --no-cache)") from None
+            raise InputError(f"{clause(error)}; choose another place with --cache PATH (or --no-cache)") from None
     questions = load_generations(path, min_predictions=max(request.ks))
     document = score_questions(questions, request, judge, progress=progress)
     if output is not None and (not document["unresolved"] or request.allow_unresolved):
