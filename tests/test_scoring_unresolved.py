@@ -139,7 +139,7 @@ def test_evaluator_omits_metrics_and_says_how_to_resume(loopback_openai, tmp_pat
         return "\\boxed{no}" if "-1" in shown(body, "student_answer") else "\\boxed{yes}"
 
     server = loopback_openai(undecided_on_question_1)
-    evaluator = GPassKEvaluator(model_name=MODEL, url=server.url)
+    evaluator = GPassKEvaluator(model_name=MODEL, url=server.url, max_retries=1, backoff_base=0.0)
     evaluator._out_dir = str(tmp_path / "results" / "m" / "tiny")
     results = run_evaluator(evaluator)
     assert metric_keys(results) == []  # no G-Pass, no accuracy, no subset key
@@ -155,11 +155,11 @@ def test_evaluator_omits_metrics_and_says_how_to_resume(loopback_openai, tmp_pat
             assert bounds[key][0] == pytest.approx(exact_overall(low, ks=[k])[key], abs=1e-9)
             assert bounds[key][1] == pytest.approx(exact_overall(high, ks=[k])[key], abs=1e-9)
     error = next(message for message in loguru_messages if "ERROR" in message)
-    assert "8 of 48 generations could not be judged" in error and "8 x judge request failed after 6 attempt(s): no verdict in the reply" in error
+    assert "8 of 48 generations could not be judged" in error and "8 x judge request failed after 2 attempt(s): no verdict in the reply" in error
     assert "rerun the same opencompass command with -r" in error and "tiny.json" in error
     assert "counted as incorrect" not in " ".join(loguru_messages)
 
-    allowed = GPassKEvaluator(model_name=MODEL, url=server.url, allow_unresolved=True)
+    allowed = GPassKEvaluator(model_name=MODEL, url=server.url, allow_unresolved=True, max_retries=1, backoff_base=0.0)
     allowed._out_dir = evaluator._out_dir
     kept = run_evaluator(allowed)
     assert kept["gpassk"]["allow_unresolved"] is True and kept["gpassk"]["complete"] is False
