@@ -155,8 +155,24 @@ def write_config(run_dir: Path, name: str, models: list[dict], datasets: list[di
     """The config dump OpenCompass writes at launch: ``configs/<YYYYmmdd_HHMMSS>_<pid>.py``."""
     path = Path(run_dir) / "configs" / f"{name}.py"
     path.parent.mkdir(parents=True, exist_ok=True)
-    Config(dict(models=models, datasets=datasets, work_dir=str(run_dir))).dump(str(path))
+    text = _config_dump(json.dumps([models, datasets], sort_keys=True))
+    path.write_text(text.replace(repr(_WORK_DIR), repr(str(run_dir))), encoding="utf-8")
     return path
+
+
+_WORK_DIR = "__work_dir__"
+
+
+@functools.lru_cache(maxsize=None)
+def _config_dump(models_and_datasets: str) -> str:
+    """mmengine's real dump of the config (yapf: about a second), made once per distinct config."""
+    import tempfile
+
+    models, datasets = json.loads(models_and_datasets)
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / "config.py"
+        Config(dict(models=models, datasets=datasets, work_dir=_WORK_DIR)).dump(str(target))
+        return target.read_text(encoding="utf-8")
 
 
 def write_results(run_dir: Path, model_abbr: str, dataset_abbr: str, results: dict) -> Path:

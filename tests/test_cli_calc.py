@@ -37,14 +37,26 @@ def test_calc_table_shows_every_threshold_and_k(capsys):
     (["--n", "16", "--c", "8", "--k", "4", "--thresholds", "1.5"], "tau must be in [0, 1]; got tau=1.5"),
     (["--n", "16", "--c", "x", "--k", "4"], "argument --c: invalid int value: 'x'"),
 ])
-def test_calc_bad_values_exit_2_with_one_line(argv, message):
-    completed = subprocess.run([sys.executable, "-m", "gpassk_opencompass.cli", "calc", *argv],
-                               capture_output=True, text=True)
-    assert completed.returncode == 2
-    assert completed.stdout == ""
-    assert message in completed.stderr
-    assert "Traceback" not in completed.stderr
-    assert completed.stderr.strip().splitlines()[-1].startswith("gpassk calc: error:")
+def test_calc_bad_values_exit_2_with_one_line(argv, message, capsys):
+    try:
+        code = main(["calc", *argv])
+    except SystemExit as exit:  # argparse's own errors
+        code = exit.code
+    assert code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert message in captured.err
+    assert "Traceback" not in captured.err
+    assert captured.err.strip().splitlines()[-1].startswith("gpassk calc: error:")
+
+
+def test_the_console_entry_point_exits_2_with_one_line():
+    # One real process: the exit code and stderr as a shell sees them (the rest run in-process).
+    completed = subprocess.run([sys.executable, "-m", "gpassk_opencompass.cli", "calc", "--n", "16", "--c", "18",
+                                "--k", "4"], capture_output=True, text=True)
+    assert completed.returncode == 2 and completed.stdout == ""
+    assert completed.stderr.strip().splitlines() == [
+        "gpassk calc: error: c must satisfy c <= n (more correct generations than generations); got c=18 with n=16"]
 
 
 def test_gpassk_without_a_command_prints_help_and_exits_2(capsys):

@@ -18,7 +18,9 @@ from leaderboard_workdirs import Spec, read_results, standard_grid, write_run
 TS = "20250213_101500"
 SAMPLED = ("G-Pass@16_0.5", "G-Pass@16_0.75", "G-Pass@16_1.0", "mG-Pass@16")
 
-pytestmark = pytest.mark.skipif(chromium_path() is None, reason="needs Debian's chromium (CI installs it)")
+#: A real headless Chromium drives the page: end to end, and skipped where Chromium is missing.
+pytestmark = [pytest.mark.e2e,
+              pytest.mark.skipif(chromium_path() is None, reason="needs Debian's chromium (CI installs it)")]
 
 TABLE_JS = """
 [...document.querySelectorAll('section.benchmark')].filter(s => s.offsetParent !== null).map(s => ({

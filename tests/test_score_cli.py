@@ -182,6 +182,7 @@ def test_identical_replicas_are_flagged(tmp_path, capsys):
     assert "byte-identical generations" in capsys.readouterr().err
 
 
+@pytest.mark.e2e  # a real gpassk process, killed mid-run
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
 def test_killed_run_resumes_asking_only_the_missing_verdicts(loopback_openai, tmp_path, signal_number):
     answers = [str(i) for i in range(40)]
