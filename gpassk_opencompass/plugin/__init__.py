@@ -9,10 +9,12 @@
 * :mod:`.models` -- model wrappers (an OpenAI-compatible model that starts
   offline, TurboMind with one seed per generation) with
   :mod:`.sampling_seeds` and :mod:`.token_estimate`;
-* :mod:`.runs` and :mod:`.saved_config` -- finished runs on disk, and their
-  saved configs read as data (never executed);
+* :mod:`.runs` -- finished runs on disk, and their saved configs read as
+  data (``ast`` and a whitelist; never executed);
 * :mod:`.rejudge` -- judging a finished run again through OpenCompass's own
-  evaluation task.
+  evaluation task;
+* :mod:`.preflight` -- what a config needs (a GPU, lmdeploy, ...), checked
+  before anything is launched; :mod:`.data_check` -- ``gpassk data check``.
 
 May import: :mod:`gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.judges`,
 :mod:`~gpassk_opencompass.scoring`, :mod:`~gpassk_opencompass.catalog`,
