@@ -22,7 +22,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "data",
         help="check the benchmark data (where it is looked for, what is missing)",
         description="Benchmark data: where OpenCompass looks for it and whether our loaders can read it. "
-                    "See docs/data.md.")
+                    "See docs/data.md.",
+        epilog="example:\n  gpassk data check AIME2025",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     actions = parser.add_subparsers(dest="data_command", metavar="ACTION", required=True)
     check = actions.add_parser(
         "check",
@@ -31,7 +33,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                     "the Hugging Face id; $COMPASS_DATA_CACHE; ~/.cache/opencompass), the files found, "
                     "their questions per split and language read with the loaders' own code, and the "
                     "published question count. Nothing is downloaded. Exit 0 when everything asked for "
-                    "is usable, 1 when something is missing, 2 for an unknown benchmark.")
+                    "is usable, 1 when something is missing, 2 for an unknown benchmark.",
+        epilog="examples:\n"
+               "  gpassk data check                              # every benchmark of the leaderboard\n"
+               "  gpassk data check AIME2025 MATH500-L5\n"
+               "  COMPASS_DATA_CACHE=/data/oc gpassk data check LiveMathBench-202412\n"
+               "  DATASET_SOURCE=HF gpassk data check LiveMathBench-202505   # the Hub ids it would load",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     check.add_argument("benchmarks", nargs="*", metavar="BENCHMARK",
                        help="canonical benchmark names (default: all): "
                             + ", ".join(benchmark.name for benchmark in BENCHMARKS))
