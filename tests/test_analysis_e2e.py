@@ -46,7 +46,7 @@ def test_agree_rule_vs_llm_and_one_cascade_run(run, loopback_openai, tmp_path, c
     judge = loopback_openai(generous_judge, model_name="judge")
     part = sorted((run.run_dir / "predictions" / "strong_t0-7").glob("tiny_rule*.json"))[0]
     for kind in ("llm", "cascade"):
-        assert main(["score", str(part), "--judge", kind, "--judge-url", judge.url, "--judge-model", "judge",
+        assert main(["rejudge", str(part), "--judge", kind, "--judge-url", judge.url, "--judge-model", "judge",
                      "--output", str(tmp_path / kind), "--quiet"]) == 0
     strong = TINY_MODELS["strong"]
     generous = [8 if index == GENEROUS_INDEX else c for index, c in enumerate(strong)]
