@@ -72,6 +72,7 @@ from loguru import logger
 from gpassk_opencompass.judges import JudgeReport, JudgeSettings, Verdict
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, summarize, summarize_uncertainty
 from gpassk_opencompass.redaction import redact
+from gpassk_opencompass.uncertainty.bayes import BayesEstimate
 
 #: Warn when at least this share of questions got n byte-identical generations.
 IDENTICAL_SHARE_WARNING = 0.5
@@ -411,19 +412,6 @@ class BootstrapRecord:
 
 
 @dataclass(frozen=True)
-class BayesRecord:
-    """One metric's Bayesian credible interval (``gpassk.bayes``), x 100."""
-
-    mean: float
-    std: float
-    low: float
-    high: float
-    level: float
-    prior: tuple[float, float]
-    method: str
-
-
-@dataclass(frozen=True)
 class ResultsFile:
     """A results document read back and validated (any schema version; other evaluators' files too).
 
@@ -451,7 +439,7 @@ class ResultsFile:
     gpassk: Mapping
     details: tuple[QuestionRecord, ...]
     uncertainty: Mapping[str, BootstrapRecord] = None
-    bayes: Mapping[str, BayesRecord] = None
+    bayes: Mapping[str, BayesEstimate] = None
 
     @property
     def benchmark(self) -> str | None:
@@ -632,11 +620,11 @@ def _bootstrap(entry: Mapping) -> BootstrapRecord:
                            optional["ci"])
 
 
-def _bayes(entry: Mapping) -> BayesRecord:
+def _bayes(entry: Mapping) -> BayesEstimate:
     alpha0, beta0 = entry["prior"]
     if not isinstance(entry["method"], str):
         raise ValueError(entry["method"])
-    return BayesRecord(_finite(entry["mean"]), _finite(entry["std"]), _finite(entry["low"]), _finite(entry["high"]),
+    return BayesEstimate(_finite(entry["mean"]), _finite(entry["std"]), _finite(entry["low"]), _finite(entry["high"]),
                        _finite(entry["level"]), (_finite(alpha0), _finite(beta0)), entry["method"])
 
 
