@@ -27,10 +27,10 @@ Imports nothing from the package (anything may import it).
 '{"ok": true}\\n'
 >>> sorted(path.name for path in folder.iterdir())  # no temporary left behind
 ['scores.json']
->>> check_distinct_paths({"input": folder / "gens.jsonl", "--output": folder / "./gens.jsonl"})
+>>> check_distinct_paths({"input": "gens.jsonl", "--output": "runs/../gens.jsonl"})
 Traceback (most recent call last):
 ...
-gpassk_opencompass.errors.InputError: --output is the same file as input (...gens.jsonl); give --output a different path
+gpassk_opencompass.errors.InputError: --output is the same file as input (runs/../gens.jsonl is gens.jsonl); give --output a different path
 """
 
 from __future__ import annotations
@@ -123,7 +123,8 @@ def check_distinct_paths(paths: Mapping[str, str | os.PathLike | None]) -> None:
         path = pathlib.Path(path)
         for earlier_role, earlier in seen:
             if same_file(earlier, path):
-                raise InputError(f"{role} is the same file as {earlier_role} ({path}); give {role} a different path")
+                both = str(path) if str(path) == str(earlier) else f"{path} is {earlier}"  # a symlink, ./x vs x
+                raise InputError(f"{role} is the same file as {earlier_role} ({both}); give {role} a different path")
         seen.append((role, path))
 
 

@@ -136,6 +136,41 @@ def test_score_a_bad_input_line_is_one_line_naming_file_and_line(tmp_path, capsy
     assert f"{path} line 2: {message}" in err
 
 
+DATA = Path(__file__).parent / "data"
+
+
+def _reader_file(tmp_path, format: str, first_line: str) -> tuple[Path, Path]:
+    """A copy of a reader's real file (or its output folder) whose first line is ``first_line``: (given, file)."""
+    if format == "lm-eval":
+        original = next((DATA / "lm-eval" / "fake-math").glob("samples_*.jsonl"))
+        file = tmp_path / "out" / "model" / original.name
+    elif format == "evalscope":
+        original = DATA / "evalscope" / "outputs" / "reviews" / "loopback-math" / "aime24_default.jsonl"
+        file = tmp_path / "out" / "reviews" / "loopback-math" / original.name
+    else:
+        original = DATA / "qwen-math" / "test_qwen25-math-cot_-1_seed0_t0.7_s0_e-1.jsonl"
+        file = tmp_path / "out" / original.name
+    file.parent.mkdir(parents=True)
+    file.write_text(first_line + "\n" + original.read_text(encoding="utf-8"), encoding="utf-8")
+    return (file if format == "qwen-math" else tmp_path / "out"), file
+
+
+@pytest.mark.parametrize("format", ["lm-eval", "evalscope", "qwen-math"])
+@pytest.mark.parametrize(
+    "bad, message",
+    [(DEEP, f"JSON nested more than {MAX_JSON_DEPTH} levels deep"), (HUGE_INTEGER, "a number with 5000 digits")],
+    ids=["deep", "huge integer"],
+)
+def test_a_bad_first_line_of_a_tools_file_is_one_line_detected_or_named(tmp_path, capsys, format, bad, message):
+    """Detection reads the first line: a deep one gave lm-eval's detector a RecursionError traceback (every
+    ``gpassk score`` with the default --format auto).  Detected, it is not the tool's file; named, the file and line."""
+    given, file = _reader_file(tmp_path, format, bad)
+    assert main(["score", str(given), "--k", "2", "--judge", "rule", "--quiet"]) == 2
+    assert f"{given}: not a format gpassk score knows" in one_line(capsys.readouterr().err)
+    assert main(["score", str(given), "--format", format, "--k", "2", "--judge", "rule", "--quiet"]) == 2
+    assert f"{file} line 1: {message}" in one_line(capsys.readouterr().err)
+
+
 def test_a_deep_cache_line_is_skipped_like_a_torn_one(tmp_path):
     path = tmp_path / "verdicts.jsonl"
     key = verdict_key("j", "v1", "en", "q", "1", "1")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
+import shutil
 
 import pytest
 
@@ -197,3 +199,76 @@ def test_the_analysis_commands_refuse_an_output_that_is_an_input(tmp_path, capsy
     assert main([part.format(a=a, b=b) for part in command]) == 2
     assert "is the same file as" in one_line(capsys.readouterr().err)
     assert (a.read_bytes(), b.read_bytes()) == before
+
+
+DATA = pathlib.Path(__file__).parent / "data"
+
+
+def _reader_inputs(tmp_path):
+    """Each reader's input as the user gives it (often a folder), and the file inside that the reader reads."""
+    shutil.copytree(DATA, tmp_path / "data")
+    data = tmp_path / "data"
+    lm_eval = next((data / "lm-eval" / "fake-math").glob("samples_*.jsonl"))
+    lighteval = next((data / "lighteval" / "fake-math").rglob("details_*.parquet"))
+    review = data / "evalscope" / "outputs" / "reviews" / "loopback-math" / "aime24_default.jsonl"
+    parts = data / "opencompass" / "predictions" / "strong_t0-7"
+    return {
+        "lm-eval folder": (data / "lm-eval", "lm-eval", lm_eval),
+        "lighteval folder": (data / "lighteval" / "fake-math", "lighteval", lighteval),
+        "evalscope work dir": (data / "evalscope" / "outputs", "evalscope", review),
+        "opencompass part 0, output onto part 1": (parts / "tiny_llm_0.json", "opencompass", parts / "tiny_llm_1.json"),
+        "inspect log": (
+            data / "inspect" / "gpassk-math-0.3.285.json",
+            "inspect",
+            data / "inspect" / "gpassk-math-0.3.285.json",
+        ),
+    }
+
+
+@pytest.mark.parametrize("option", ["--output", "--cache"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "lm-eval folder",
+        "lighteval folder",
+        "evalscope work dir",
+        "opencompass part 0, output onto part 1",
+        "inspect log",
+    ],
+)
+@pytest.mark.parametrize("spelling", ["as found", "./ and ..", "through a symlink"])
+def test_score_never_writes_over_a_file_the_reader_reads(tmp_path, capsys, monkeypatch, case, option, spelling):
+    """An --output or --cache that is a file inside the input folder (or another part) the reader reads: refused
+    in one line naming it, the file byte for byte; on main the --output was overwritten with exit 0."""
+    source, format, inside = _reader_inputs(tmp_path)[case]
+    before = inside.read_bytes()
+    target = {
+        "as found": inside,
+        "./ and ..": pathlib.Path(os.path.relpath(inside.parent, tmp_path))
+        / ".."
+        / inside.parent.name
+        / "."
+        / inside.name,
+        "through a symlink": tmp_path / "link",
+    }[spelling]
+    if spelling == "through a symlink":
+        target.symlink_to(inside)
+    monkeypatch.chdir(tmp_path)
+    judge = (
+        ["--judge", "rule"]
+        if option == "--output"
+        else ["--judge", "llm", "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "m"]
+    )
+    code = main(["score", str(source), "--format", format, "--k", "2", *judge, option, str(target), "--quiet"])
+    message = one_line(capsys.readouterr().err)
+    refused = "is one of the inputs" in message or "is the same file as INPUT" in message  # the file given
+    assert code == 2 and f"{option} " in message and refused and inside.name in message
+    assert inside.read_bytes() == before
+
+
+def test_score_writes_beside_the_file_a_folder_reader_reads(tmp_path, capsys):
+    """Only the files read are refused: a new results file inside an lm-eval output folder is written."""
+    source, _, inside = _reader_inputs(tmp_path)["lm-eval folder"]
+    output = inside.parent / "gpassk.json"
+    assert main(["score", str(source), "--k", "2", "--judge", "rule", "--output", str(output), "--quiet"]) == 0
+    assert json.loads(output.read_text())["gpassk"]["judge"] == "rule"

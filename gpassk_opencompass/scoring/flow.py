@@ -656,12 +656,12 @@ def score_file(
             cache file that is not a verdict cache, a bad request.
         JudgeError: the judge cannot serve the run (verdicts so far are in the cache).
     """
-    from gpassk_opencompass.scoring.readers import format_of, read_questions
+    from gpassk_opencompass.scoring.readers import format_of, input_files, read_questions
 
     path = Path(path)
     name = format_of(path, format)
     judge = with_verdict_cache(as_judge(judge), cache, path)
-    _check_paths(judge, {"INPUT": path, "--output": output, "--cache": judge.cache_path})
+    _check_paths(judge, {"INPUT": path, "--output": output, "--cache": judge.cache_path}, input_files(path, name))
     questions = read_questions(path, name, min_predictions=max(request.ks))
     judge = for_source(judge, name, questions)
     results = scored_results(questions, request, judge, progress=progress)
@@ -687,14 +687,22 @@ def for_source(judge: Judge, format: str, questions: Sequence[Question]) -> Judg
     return judge.for_format(format)
 
 
-def _check_paths(judge: Judge, paths: Mapping[str, str | os.PathLike | None]) -> None:
-    """Distinct paths, a writable output, a cache that is a verdict cache: :class:`InputError` before any work."""
-    from gpassk_opencompass.files import check_distinct_paths, check_writable_file
+def _check_paths(
+    judge: Judge, paths: Mapping[str, str | os.PathLike | None], inputs: Sequence[str | os.PathLike] = ()
+) -> None:
+    """Distinct paths, a writable output, a cache that is a verdict cache: :class:`InputError` before any work.
+
+    ``inputs``: the files a reader reads for the input (a folder's dump file, an OpenCompass run's parts),
+    none of which the output or the cache may be.
+    """
+    from gpassk_opencompass.files import check_distinct_paths, check_not_input, check_writable_file
     from gpassk_opencompass.judges.cache import check_cache_file
 
     output, cache = paths["--output"], judge.cache_path
     try:
         check_distinct_paths(dict(paths))
+        check_not_input("--output", output, inputs)
+        check_not_input("--cache", cache, inputs)
         if output is not None:
             check_writable_file("--output", output)
     except ValueError as error:

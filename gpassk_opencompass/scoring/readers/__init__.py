@@ -105,6 +105,20 @@ def format_of(path: str | os.PathLike, format: str = AUTO) -> str:
     return detect_format(path) if format == AUTO else reader(format).NAME
 
 
+def input_files(path: str | os.PathLike, format: str = AUTO) -> list[Path]:
+    """The files ``gpassk score`` reads for ``path`` in ``format``: ``path`` itself, or what its reader's ``files`` says.
+
+    >>> input_files("tests/data/lm-eval", "lm-eval")  # doctest: +ELLIPSIS
+    [PosixPath('tests/data/lm-eval/fake-math/samples_gpassk_arith_....jsonl')]
+
+    Raises:
+        InputError: as :func:`read_questions` would (no dump file in a folder, or several).
+    """
+    module = reader(format_of(path, format))
+    files = getattr(module, "files", None)
+    return [Path(path)] if files is None else files(Path(path))
+
+
 def _lines(records: Iterator[dict | str]) -> Iterator[str]:
     """Each record as a JSONL line, validated exactly as a line of a generations file (a line read as text is
     passed as it is: its checks and line numbers are the file's)."""

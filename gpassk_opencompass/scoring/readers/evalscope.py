@@ -89,6 +89,11 @@ def review_file(path: pathlib.Path) -> pathlib.Path:
     return found[0]
 
 
+def files(path: pathlib.Path) -> list[pathlib.Path]:
+    """What :func:`read` reads: the one file :func:`review_file` names."""
+    return [review_file(path)]
+
+
 def read(path: pathlib.Path) -> Iterator[dict]:
     """One gpassk generations record per question (``group_id``) of an EvalScope review file, in file order.
 

@@ -88,6 +88,11 @@ def details_file(path: pathlib.Path) -> pathlib.Path:
     )
 
 
+def files(path: pathlib.Path) -> list[pathlib.Path]:
+    """What :func:`read` reads: the one file :func:`details_file` names."""
+    return [details_file(path)]
+
+
 def read(path: pathlib.Path) -> Iterator[dict]:
     """One gpassk generations record per row of a lighteval details file (see the module docstring).
 

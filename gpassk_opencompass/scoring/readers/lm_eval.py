@@ -39,7 +39,6 @@ A folder is searched for ``samples_*.jsonl`` (in it and in its model subfolders)
 
 from __future__ import annotations
 
-import json
 import pathlib
 from collections.abc import Iterator
 
@@ -80,8 +79,8 @@ def _looks_like_samples(path: pathlib.Path) -> bool:
     if not newline and len(head) == DETECT_BYTES:  # a first line over 1 MB: lm-eval writes doc_id first
         return path.name.startswith("samples_") and head.startswith(b'{"doc_id": ')
     try:
-        first = json.loads(line)
-    except ValueError:
+        first = load_json_text(line, source=str(path))
+    except UnreadableJSON:  # not JSON, too deep, an integer over the digit limit: not a samples file's first line
         return False
     return isinstance(first, dict) and all(name in first for name in REQUIRED)
 
@@ -95,6 +94,11 @@ def samples_file(path: pathlib.Path) -> pathlib.Path:
     if not path.is_dir():
         return path
     return only_file(path, _samples_in(path), "lm-eval samples file", SAMPLES_GLOB, "run lm_eval with --log_samples")
+
+
+def files(path: pathlib.Path) -> list[pathlib.Path]:
+    """What :func:`read` reads: the one file :func:`samples_file` names."""
+    return [samples_file(path)]
 
 
 def read(path: pathlib.Path) -> Iterator[dict]:

@@ -55,6 +55,11 @@ def parts(path: Path) -> tuple[str, list[Path]]:
     return path.stem, [path]
 
 
+def files(path: Path) -> list[Path]:
+    """What :func:`read` reads: ``path`` and its sibling parts (:func:`parts`)."""
+    return [path] if path.is_dir() else parts(path)[1]
+
+
 def read(path: Path) -> Iterator[dict]:
     """One question per distinct (prompt, gold), its rows' predictions in order (see the module docstring)."""
     if path.is_dir():
