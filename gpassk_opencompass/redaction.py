@@ -7,8 +7,8 @@
 * ``Bearer <token>`` (an ``Authorization`` header quoted back by a server);
 * ``sk-…``-shaped keys (OpenAI and most compatible gateways);
 * ``api_key=…``/``x-api-key: …`` assignments;
-* in URLs: the ``user:password@`` part, the value of every query parameter
-  whose name says it is a credential (``token``, ``access_token``,
+* in URLs: the ``user:password@`` part, the value of every query (or
+  fragment: OAuth's ``#access_token=``) parameter whose name says it is a credential (``token``, ``access_token``,
   ``api_key``, ``key``, ``sig``, ``signature``, ``secret``, ``password``,
   ``auth``, ``credential``, ``session``, ...), and every path segment that
   looks like a token (an unbroken run of 16+ letters and digits mixing both,
@@ -68,7 +68,7 @@ _PATTERNS = (
     (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), MASK),
     (re.compile(r"(?i)(\b(?:api[_-]?key|x-api-key)\b[\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9._~+/=\-]{6,}"), r"\1" + MASK),
     (re.compile(r"(\b[a-z][a-z0-9+.\-]*://)[^/\s:@]+:[^/\s@]*@", re.IGNORECASE), r"\1" + MASK + "@"),
-    (re.compile(rf"(?i)([?&;]{_CREDENTIAL_NAME}=)[^&#\s\"'<>]+"), r"\1" + MASK),
+    (re.compile(rf"(?i)([?&;#]{_CREDENTIAL_NAME}=)[^&#\s\"'<>]+"), r"\1" + MASK),
 )
 # A URL's path (after scheme://authority), up to its query, fragment or the end of the URL.
 _URL_PATH = re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^/\s?#\"'<>]*)(/[^\s?#\"'<>]*)")

@@ -23,6 +23,11 @@ URL_SECRETS = [
     ("query access_token", lambda url: f"{url}?access_token=ya29.a0Af{HEX[:12]}", f"ya29.a0Af{HEX[:12]}"),
     ("query sig", lambda url: f"{url}?sv=2022&sig=Qm9vc3QlMkJzZWNyZXQ%3D", "Qm9vc3QlMkJzZWNyZXQ%3D"),
     ("query key", lambda url: f"{url}?key=AIzaSyD{HEX[:24]}", f"AIzaSyD{HEX[:24]}"),
+    (
+        "fragment access_token",
+        lambda url: f"{url}#access_token=ya29.b0Xy{HEX[:10]}&token_type=bearer",
+        f"ya29.b0Xy{HEX[:10]}",
+    ),
     ("sk- key in the path", lambda url: url.replace("/v1", "/sk-proj-Ab12Cd34Ef56Gh78/v1"), "sk-proj-Ab12Cd34Ef56Gh78"),
     ("hex token in the path", lambda url: url.replace("/v1", f"/u/{HEX}/v1"), HEX),
     ("base64 token in the path", lambda url: url.replace("/v1", f"/{B64}/v1"), B64),
