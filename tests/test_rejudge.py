@@ -148,7 +148,8 @@ def test_rule_timeout_reaches_the_evaluator():
 def test_a_rejudge_with_another_judge_or_k_into_the_same_output_judges_again(
     data_env, loopback_openai, tmp_path, capsys
 ):
-    """rule, then llm, then another k, into the default output: each is judged, never the earlier result returned."""
+    """rule, then llm, then another k, judge prompt or intervals, into the default output: each is judged (or its
+    intervals computed) again, never the earlier result returned."""
     run = data_env
     judge = loopback_openai(scripted_judge, model_name="judge")
     part = sorted((run.run_dir / "predictions" / "strong_t0-7").glob("tiny_rule*.json"))[0]
@@ -170,6 +171,22 @@ def test_a_rejudge_with_another_judge_or_k_into_the_same_output_judges_again(
 
         assert main(["rejudge", str(part), *llm, "--k", "2"]) == 0  # made as asked: kept
         assert json.loads(result.read_text())["gpassk"]["k"] == [2] and len(judge.requests) == distinct
+
+        # another judge prompt: judged again (its verdicts are asked anew: the protocol is part of every cache key)
+        assert main(["rejudge", str(part), *llm, "--k", "2", "--judge-prompt", "livemathbench"]) == 0
+        made = json.loads(result.read_text())["gpassk"]
+        assert made["prompt_version"] != again["prompt_version"] and len(judge.requests) == 2 * distinct
+
+        # other intervals (Bayesian at 90%, prior Beta(2, 2)): computed again, never the bootstrap ones returned
+        bayes = ["--k", "2", "--interval", "bayes", "--ci", "0.9", "--prior", "2", "2"]
+        assert main(["rejudge", str(part), *llm, *bayes]) == 0
+        made = json.loads(result.read_text())["gpassk"]
+        assert made["bayes"] and not made["uncertainty"] and len(judge.requests) == distinct * 2
+        assert {(estimate["level"], tuple(estimate["prior"])) for estimate in made["bayes"].values()} == {(0.9, (2, 2))}
+        assert main(["rejudge", str(part), *llm, "--k", "2", "--interval", "both", "--ci", "0.9"]) == 0
+        made = json.loads(result.read_text())["gpassk"]
+        assert {interval["ci"] for interval in made["uncertainty"].values()} == {0.9}
+        assert {tuple(estimate["prior"]) for estimate in made["bayes"].values()} == {(1, 1)}
     finally:
         import shutil
 

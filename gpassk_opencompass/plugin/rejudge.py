@@ -229,7 +229,8 @@ def _why_judge_again(results_file: Path, asked: GPassKEvaluator, ks) -> str | No
 
     It is judged again when it does not read, is incomplete (unresolved
     verdicts: the judge cache answers those that arrived), or was made with
-    another judge, judge model, prompt version, k or thresholds.
+    another judge, judge model, prompt version, k, thresholds, or other
+    intervals (bootstrap or Bayesian, their level, the prior).
     """
     from gpassk_opencompass.errors import clause
     from gpassk_opencompass.scoring.results import load_results
@@ -251,8 +252,29 @@ def _why_judge_again(results_file: Path, asked: GPassKEvaluator, ks) -> str | No
     made = {name: getattr(record.gpassk, name) for name in wanted}
     if isinstance(made["k"], int):
         made["k"] = [made["k"]]
+    request, bayes_level, prior = asked.request, _level(record.gpassk.bayes), _prior(record)
+    wanted["intervals"] = {
+        "bootstrap": request.ci if request.bootstrap else None,
+        "bayes": [request.ci, *request.prior] if request.bayes else None,
+    }
+    made["intervals"] = {
+        "bootstrap": _level(record.gpassk.uncertainty),
+        "bayes": [bayes_level, *prior] if bayes_level is not None and prior is not None else None,
+    }
     differs = [f"{name} {made[name]!r} (asked: {wanted[name]!r})" for name in wanted if made[name] != wanted[name]]
     return f"the existing results were made with {', '.join(differs)}" if differs else None
+
+
+def _level(intervals: Mapping | None) -> float | None:
+    """The one level of a results file's intervals (``None``: none, or several levels: not as any request makes)."""
+    levels = {interval.level for interval in (intervals or {}).values()}
+    return levels.pop() if len(levels) == 1 else None
+
+
+def _prior(record) -> list[float] | None:
+    """The one Beta prior of a results file's Bayesian intervals (``None``: several)."""
+    priors = {tuple(estimate.prior) for estimate in (record.gpassk.bayes or {}).values()}
+    return list(priors.pop()) if len(priors) == 1 else None
 
 
 def _instantiate_evaluator(dataset_cfg: Mapping) -> GPassKEvaluator:
