@@ -236,8 +236,8 @@ def _from_phrase(text: str) -> Extraction | None:
     phrase = _last_match(_ANSWER_PHRASE, text)
     if phrase is None:
         return None
-    end = text.find("\n", phrase.end(), phrase.end() + _SCAN_CHARS)
-    line = text[phrase.end() : end if end >= 0 else phrase.end() + _SCAN_CHARS]
+    end = text.find("\n", phrase.end())
+    line = text[phrase.end() : end if end >= 0 else len(text)]
     stated = _FILLER.sub("", _first_sentence(line).lstrip())
     latex = _last_inline_latex(stated)
     return _final(latex if latex is not None else stated)
@@ -245,8 +245,11 @@ def _from_phrase(text: str) -> Extraction | None:
 
 def _first_sentence(text: str) -> str:
     """``text`` up to its first sentence end outside ``$…$`` (all of it when there is none)."""
+    dollars = counted = 0  # "$" in text[:counted]: one pass however many sentence ends lie inside $…$
     for end in _SENTENCE_END.finditer(text):
-        if text.count("$", 0, end.start()) % 2 == 0:
+        dollars += text.count("$", counted, end.start())
+        counted = end.start()
+        if dollars % 2 == 0:
             return text[: end.start()]
     return text
 
