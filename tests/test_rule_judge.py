@@ -1,5 +1,6 @@
 """The rule judge: a golden table, choice answers, timeouts, and the worker processes."""
 
+import json
 import os
 import signal
 import threading
@@ -9,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gpassk_opencompass.cli import EXIT_OK, main
 from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items, rule_verdict
 from gpassk_opencompass.judges.rule import UNDECIDED_HINT, choice_letters, numeric_difference
 from gpassk_opencompass.judges.workers import judge_by_rule
@@ -269,3 +271,17 @@ def test_the_numeric_check_compares_values_computed_independently():
 
     sample = numeric_difference(588, parse("\\boxed{" + E_SUM + "}")[0], timeout=3)
     assert sample.differ and f"the answer is {value.real:.4g}{value.imag:+.4g}i and the reference 588" in sample.said
+
+
+@pytest.mark.parametrize("judge", ["rule", "auto"])
+def test_an_explicit_cache_with_the_rule_judge_says_nothing_is_kept(tmp_path, capsys, judge):
+    """The rule judge keeps no verdict cache: a --cache given to it is named once, not silently ignored."""
+    source = tmp_path / "gens.jsonl"
+    source.write_text(json.dumps({"id": "q", "question": "?", "answer": "2", "predictions": [r"\boxed{2}"]}) + "\n")
+    cache = tmp_path / "verdicts.jsonl"
+    code = main(["score", str(source), "--k", "1", "--judge", judge, "--cache", str(cache), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == EXIT_OK, err
+    notice = f"cache {cache}: the rule judge keeps no verdict cache"
+    assert err.count(notice) == 1 and "nothing is written there" in err
+    assert not cache.exists()
