@@ -103,6 +103,13 @@ ROWS = [
     Row(r"\boxed{\text{C}\ 12}", "C", True, AOPS, "option C (a styled letter) and its value"),
     Row(r"\boxed{\textbf{Bob}}", "B", False, VARIANT, "a word in bold is not an option letter"),
     Row(r"\boxed{a}", "A", False, VARIANT, "a bare lower-case letter is a variable, not option A"),
+    Row(
+        r"\boxed{\textbf{(A)}\ 1 \qquad \textbf{(B)}\ 2 \qquad \textbf{(C)}\ 3}",
+        "A",
+        False,
+        AOPS,
+        "the options copied out, none chosen: not option A because it comes first",
+    ),
     Row(r"\boxed{\textbf{(C)}\ 2}", "B", False, AOPS, "option C is not option B"),
     Row(r"\boxed{\textbf{(C)}}", "B", False, AOPS, "option C is not option B"),
     # -- AoPS/AMC option formats against a value gold

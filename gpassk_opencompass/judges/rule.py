@@ -73,6 +73,8 @@ _STYLED_LETTER = re.compile(
 _OPTION_WORD = re.compile(r"(?:\b(?:option|choice)|选项)\s*(?=\(?\s*[A-Ha-h]\b)", re.IGNORECASE)
 # "(D)" (or "D." / "D:" / "D)") before an option's value, and the spacing after it.
 _OPTION_LABEL = re.compile(r"^\s*(?:\(\s*[A-H]\s*\)|[A-H][.:)])(?:\s|~|:|\\ |\\,|\\;|\\quad|\\qquad)*")
+# Every option label "(B)" in an answer.
+_OPTION_LABELS = re.compile(r"\(\s*([A-H])\s*\)")
 # Relative difference below which two numeric values prove nothing (math-verify rounds to 6 decimals) ...
 _NUMERIC_TOLERANCE = 1e-5
 # ... and the size below which a value may be a zero evaluated with 30 digits (terms of size ~1 cancelling).
@@ -170,15 +172,28 @@ def _named_letters(answer: str) -> frozenset[str] | None:
     if letters is not None:
         return letters
     plain = unstyled(answer)
+    if len(_listed_options(plain)) > 1:  # "(A) 1 \qquad (B) 2": the options copied out, none chosen
+        return None
     leading = _LEADING_CHOICE.match(plain + " ") or _LOWER_LABEL.match(plain)
     return frozenset(leading.group(1).upper()) if leading else None
+
+
+def _listed_options(plain: str) -> frozenset[str]:
+    """The letters of the option labels ``(X)`` in ``plain`` (an unstyled answer)."""
+    return frozenset(_OPTION_LABELS.findall(plain))
 
 
 def _choice_verdict(gold_letters: frozenset[str], extracted: str) -> Verdict:
     letters = _named_letters(extracted)
     gold = "{" + ", ".join(sorted(gold_letters)) + "}"
     if letters is None:
-        return Verdict(False, extracted, f"reference is the choice {gold}; the answer names no option letter", "rule")
+        listed = _listed_options(unstyled(extracted))
+        said = (
+            f"lists the options {{{', '.join(sorted(listed))}}} without choosing one"
+            if len(listed) > 1
+            else "names no option letter"
+        )
+        return Verdict(False, extracted, f"reference is the choice {gold}; the answer {said}", "rule")
     if letters == gold_letters:
         return Verdict(True, extracted, f"choice letters {gold} match", "rule")
     return Verdict(False, extracted, f"choice letters {{{', '.join(sorted(letters))}}} differ from {gold}", "rule")
