@@ -74,6 +74,28 @@ ROWS = [
     Row(r"\boxed{2^{2^{2^{100}}}}", "27", False, VARIANT, "a power tower: 2^(2^(2^100)) exceeds 10^(10^29)", size=True),
     Row(r"The total is \boxed{100!}.", "36", False, VARIANT, "100! has 158 digits", size=True),
     Row(
+        r"\boxed{10\uparrow\uparrow 5}",
+        "5",
+        False,
+        VARIANT,
+        "a tower of five 10s (math-verify reads it as 5)",
+        size=True,
+    ),
+    Row(
+        r"\boxed{2^{2^{2^{2^{2}}}}}",
+        "65536",
+        False,
+        VARIANT,
+        "2^65536 has 19,729 digits, 65536 = 2^{2^{2^2}}",
+        size=True,
+    ),
+    Row(
+        r"\boxed{9^{9^{9}}}", "387420489", False, VARIANT, "9^(9^9) has 369,693,100 digits; 9^9 = 387420489", size=True
+    ),
+    Row(r"\boxed{(10^9)!}", "36", False, VARIANT, "(10^9)! has about 8.6 billion digits", size=True),
+    Row(r"\boxed{2^{2^{2^{2}}}}", "65536", True, VARIANT, "2^(2^(2^2)) = 2^16 = 65536: a tower that is right"),
+    Row(r"\boxed{2\uparrow\uparrow 3}", "16", True, VARIANT, "2^(2^2) = 16 in Knuth's arrows"),
+    Row(
         r"\boxed{n = 10^{10^9}}",
         "999",
         False,

@@ -40,7 +40,6 @@ Verdict(correct=False, extracted=None, reason='no final answer found', source='r
 
 from __future__ import annotations
 
-import cmath
 import itertools
 import re
 import zlib
@@ -151,11 +150,20 @@ def option_value(answer: str) -> str:
 
 
 def _size_verdict(reference: str, extracted: str, value: str) -> Verdict | None:
-    """``False`` for an answer at least ten times the size of the reference (both numbers), else ``None``."""
+    """``False`` for an answer at least ten times the size of the reference (both numbers), else ``None``.
+
+    An answer in Knuth's arrows (``2\\uparrow\\uparrow 3``), which math-verify misreads, is compared by
+    its exact value when it has one.
+    """
     answer = magnitude(_ASSIGNMENT.sub("", value, count=1))
-    if answer is None or answer.lo <= 1:
+    if answer is None or (answer.lo <= 1 and "\\uparrow" not in value):
         return None
     gold = magnitude(_ASSIGNMENT.sub("", reference, count=1))
+    if gold is not None and answer.exact is not None and gold.exact is not None and "\\uparrow" in value:
+        same = answer.exact == gold.exact
+        return Verdict(
+            same, extracted, f"arrows evaluated: {answer.exact} {'=' if same else '!='} {gold.exact}", "rule"
+        )
     if gold is None or answer.lo <= max(gold.hi, 0.0) + 1:
         return None
     return Verdict(
@@ -279,7 +287,7 @@ def numeric_difference(gold, target, *, timeout: int) -> Sample | None:
     """
     from math_verify.errors import TimeoutException
     from math_verify.utils import timeout as bounded
-    from sympy import Expr, I, Rational, sympify
+    from sympy import Expr, I, Max, Rational, sympify
 
     try:
         gold, target = sympify(gold), sympify(target)
@@ -294,25 +302,35 @@ def numeric_difference(gold, target, *, timeout: int) -> Sample | None:
     }
 
     @bounded(timeout_seconds=timeout)
-    def values() -> tuple[complex, complex]:
-        return tuple(complex(side.evalf(30, subs=point)) for side in (gold, target))  # type: ignore[return-value]
+    def values() -> list:  # sympy numbers: no overflow or underflow (10^{-10^9} is not 0)
+        return [side.evalf(30, subs=point) for side in (gold, target)]
 
     try:
         gold_value, target_value = values()
+        if not all(value.is_number and value.is_finite for value in (gold_value, target_value)):
+            return None
+        scale = Max(abs(gold_value), abs(target_value), _ZERO)
+        differ = bool(abs(gold_value - target_value) > _NUMERIC_TOLERANCE * scale)
+        values_said = f"the answer is {_shown(target_value)} and the reference {_shown(gold_value)}"
     except (TimeoutException, TypeError, ValueError, ArithmeticError, RecursionError):
         return None
-    if not all(cmath.isfinite(value) for value in (gold_value, target_value)):
-        return None
-    scale = max(abs(gold_value), abs(target_value), _ZERO)
     where = ", ".join(
         f"{symbol} = {'sqrt(-1)' if value == I else f'{float(value):.4g}'}" for symbol, value in point.items()
     )
-    said = f"{'at ' + where + ' ' if where else ''}the answer is {_shown(target_value)} and the reference {_shown(gold_value)}"
-    return Sample(abs(gold_value - target_value) > _NUMERIC_TOLERANCE * scale, said)
+    return Sample(differ, f"at {where} {values_said}" if where else values_said)
 
 
-def _shown(value: complex) -> str:
-    real = f"{value.real:.4g}"
-    if abs(value.imag) <= _NUMERIC_TOLERANCE * abs(value):
-        return real
-    return f"{real}{value.imag:+.4g}i"
+def _shown(value) -> str:
+    """A sympy number in 4 significant digits, ``a+bi`` when complex (beyond a float's range too)."""
+    real, imaginary = value.as_real_imag()
+    if abs(imaginary) <= _NUMERIC_TOLERANCE * abs(value):
+        return _digits(real)
+    shown = _digits(imaginary)
+    return f"{_digits(real)}{shown if shown.startswith('-') else '+' + shown}i"
+
+
+def _digits(number) -> str:
+    text = f"{float(number):.4g}"
+    if text in ("0", "-0", "inf", "-inf") and number != 0:  # under- or overflows a float
+        text = str(number.evalf(4))
+    return text
