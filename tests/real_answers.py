@@ -23,6 +23,13 @@ SMOLLM_MATH = "SmolLM2-135M on MATH level 1, real run (issue 16)"
 AOPS = "AoPS/AMC answer format (LiveMathBench AMC split; issue 16)"
 VARIANT = "written for this table: a variant or a control of the rows from real runs"
 LOOP = "a model stuck in a loop after stating its answer (issue 16; text written in that shape)"
+CUT = "a generation cut by the token limit before it answered (issue 16 re-verified; text written in that shape)"
+LONG_EXP = "a long e^{2ix} expression as a Qwen2.5-Math run wrote on AIME 2025 (issue 16; written in that shape)"
+
+#: A sum of 48 e^{2kix} terms with coefficients: math-verify's comparison with a number runs out of time.
+LONG_SUM = (
+    "+".join(f"{k}e^{{{2 * k}ix}}" for k in range(1, 25)) + "-" + "-".join(f"{k}e^{{-{2 * k}ix}}" for k in range(1, 25))
+)
 
 #: Golds the huge answers are judged against: the ends and the middle of AIME's answer range.
 AIME_GOLDS = ("0", "1", "70", "588", "999")
@@ -67,6 +74,28 @@ ROWS = [
     Row(r"\boxed{2^{2^{2^{100}}}}", "27", False, VARIANT, "a power tower: 2^(2^(2^100)) exceeds 10^(10^29)", size=True),
     Row(r"The total is \boxed{100!}.", "36", False, VARIANT, "100! has 158 digits", size=True),
     Row(
+        r"\boxed{10\uparrow\uparrow 5}",
+        "5",
+        False,
+        VARIANT,
+        "a tower of five 10s (math-verify reads it as 5)",
+        size=True,
+    ),
+    Row(
+        r"\boxed{2^{2^{2^{2^{2}}}}}",
+        "65536",
+        False,
+        VARIANT,
+        "2^65536 has 19,729 digits, 65536 = 2^{2^{2^2}}",
+        size=True,
+    ),
+    Row(
+        r"\boxed{9^{9^{9}}}", "387420489", False, VARIANT, "9^(9^9) has 369,693,100 digits; 9^9 = 387420489", size=True
+    ),
+    Row(r"\boxed{(10^9)!}", "36", False, VARIANT, "(10^9)! has about 8.6 billion digits", size=True),
+    Row(r"\boxed{2^{2^{2^{2}}}}", "65536", True, VARIANT, "2^(2^(2^2)) = 2^16 = 65536: a tower that is right"),
+    Row(r"\boxed{2\uparrow\uparrow 3}", "16", True, VARIANT, "2^(2^2) = 16 in Knuth's arrows"),
+    Row(
         r"\boxed{n = 10^{10^9}}",
         "999",
         False,
@@ -86,12 +115,37 @@ ROWS = [
     Row(r"\boxed{(B)\ 2}", "B", True, AOPS, "option B and its value"),
     Row(r"\boxed{\mathrm{B}}", "B", True, AOPS, "the letter B in roman"),
     Row(r"\boxed{\textbf{B}}", "B", True, AOPS, "the letter B in bold"),
+    Row(r"\boxed{(b)}", "B", True, AOPS, "option B as a lower-case label"),
+    Row(r"The answer is b).", "B", True, AOPS, "option B as a lower-case label, no box"),
+    Row(r"\boxed{\text{Option B}}", "B", True, AOPS, "option B named with the word"),
+    Row(r"The correct option is B.", "B", True, AOPS, "option B after 'the correct option is', no box"),
+    Row(r"\boxed{\textsf{(D)}}", "D", True, AOPS, "option D in sans-serif"),
+    Row(r"\boxed{\text{\textbf{(D)}}}", "D", True, AOPS, "option D in nested font commands"),
+    Row(r"\boxed{\textbf{(B) 2}}", "B", True, AOPS, "option B with its value inside the bold"),
+    Row(r"\boxed{\text{C}\ 12}", "C", True, AOPS, "option C (a styled letter) and its value"),
+    Row(r"\boxed{\textbf{Bob}}", "B", False, VARIANT, "a word in bold is not an option letter"),
+    Row(r"\boxed{a}", "A", False, VARIANT, "a bare lower-case letter is a variable, not option A"),
+    Row(
+        r"\boxed{\textbf{(A)}\ 1 \qquad \textbf{(B)}\ 2 \qquad \textbf{(C)}\ 3}",
+        "A",
+        False,
+        AOPS,
+        "the options copied out, none chosen: not option A because it comes first",
+    ),
     Row(r"\boxed{\textbf{(C)}\ 2}", "B", False, AOPS, "option C is not option B"),
     Row(r"\boxed{\textbf{(C)}}", "B", False, AOPS, "option C is not option B"),
     # -- AoPS/AMC option formats against a value gold
     Row(r"$\boxed{\textbf{(D)}\ 1625}$", "1625", True, AOPS, "option D's value is the gold 1625"),
     Row(r"\boxed{\textbf{(D)}\ 1624}", "1625", False, AOPS, "option D's value 1624 is not 1625"),
     Row(r"\boxed{\textbf{(D)}}", "1625", False, AOPS, "a bare letter says nothing about the value: not guessed"),
+    Row(r"\boxed{\textbf{(B) 2}}", "2", True, AOPS, "option B's value, inside the bold, is the gold 2"),
+    Row(r"\boxed{\text{B. } 2}", "2", True, AOPS, "option B's value after 'B.' is the gold 2"),
+    # -- a gold written in the AoPS format (label and value) accepts either
+    Row(r"\boxed{B}", r"\textbf{(B)}\ 2", True, AOPS, "the gold's letter"),
+    Row(r"\boxed{2}", r"\textbf{(B)}\ 2", True, AOPS, "the gold's value"),
+    Row(r"\boxed{\textbf{(B)}\ 2}", r"\textbf{(B)}\ 2", True, AOPS, "the gold itself"),
+    Row(r"\boxed{\textbf{(C)}\ 2}", r"\textbf{(B)}\ 2", False, AOPS, "another option, whatever its value"),
+    Row(r"\boxed{3}", r"\textbf{(B)}\ 2", False, AOPS, "another value"),
     # -- the answer stated before a trailing loop (no box)
     Row(
         "Adding up the cases, the total is $1625$.\n" + "I think I think I think\n" * 200,
@@ -114,4 +168,51 @@ ROWS = [
         LOOP,
         "the last stated answer is 1624, not 1625",
     ),
+    Row(
+        "So 3 * 4 = 12. " + "The answer is 12. " * 80 + "The the the the the the the the the the the the th",
+        "12",
+        True,
+        LOOP,
+        "the answer phrase repeated 80 times, then cut mid-word: its own sentence is the answer, not 1,500 characters",
+    ),
+    Row(
+        "The answer is 12. " + "The answer is 13. " * 40 + "The answer is 1",
+        "13",
+        True,
+        LOOP,
+        "the loop keeps stating 13 (cut mid-number): 13 is the last stated answer, not the cut '1'",
+    ),
+    Row(
+        "The answer is 12.\n" + "Wait, 13? " * 60 + "Wai",
+        "12",
+        True,
+        LOOP,
+        "a loop of doubts states no answer: the stated 12 stands",
+    ),
+    # -- cut by the token limit before any answer: no stale number from the reasoning
+    Row(
+        "First I try 12, but that fails. Next consider the case where n is large, and we need to bound",
+        "12",
+        False,
+        CUT,
+        "12 was a failed try, the generation stops mid-sentence: it never answered",
+    ),
+    Row(
+        "Step 1: 5 apples.\nStep 2: so far we have 12 apples and the next case gives",
+        "12",
+        False,
+        CUT,
+        "a running count in an unfinished sentence is not an answer",
+    ),
+    Row(
+        "First I try 12, but that fails. Next consider the case where n is large\n" + "and bound " * 50,
+        "12",
+        False,
+        CUT,
+        "a loop after an unfinished sentence: still no answer",
+    ),
+    Row(r"Counting all cases, the total is \boxed{12", "12", False, CUT, "cut inside its box: '12' may be '125'"),
+    # -- a long expression against an AIME answer (math-verify's comparison may run out of time)
+    Row(rf"\boxed{{{LONG_SUM}}}", "588", False, LONG_EXP, "it varies with x: no constant, so not 588"),
+    Row(rf"\boxed{{{LONG_SUM}}}", "0", False, LONG_EXP, "it varies with x: not identically 0"),
 ]

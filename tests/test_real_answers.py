@@ -1,8 +1,12 @@
 """The rule judge on answers real models wrote (tests/real_answers.py): every row gets its verdict."""
 
+import json
+
 import math_verify
 import pytest
 
+from gpassk_opencompass import score
+from gpassk_opencompass.cli import EXIT_OK, main
 from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items, rule_verdict
 from gpassk_opencompass.judges.extraction import extract_answer
 from real_answers import AIME_GOLDS, ROWS
@@ -54,3 +58,29 @@ def test_a_whole_batch_of_real_answers_resolves():
     report = judge_items(items, JudgeSettings(kind="rule"), progress=False)
     assert report.stats.unresolved == 0
     assert [verdict.correct for verdict in report.verdicts] == [row.correct for row in ROWS]
+
+
+def _questions():
+    return [
+        {"id": f"row{position}", "question": row.why, "answer": row.gold, "predictions": [row.generation]}
+        for position, row in enumerate(ROWS)
+    ]
+
+
+def test_a_whole_file_of_real_answers_scores_complete_from_the_cli(tmp_path, capsys):
+    """gpassk score --judge rule over every row (a tight --rule-timeout): exit 0, every verdict the row's."""
+    source = tmp_path / "real.jsonl"
+    source.write_text("".join(json.dumps(question) + "\n" for question in _questions()), encoding="utf-8")
+    output = tmp_path / "scores.json"
+    argv = ["score", str(source), "--k", "1", "--judge", "rule", "--rule-timeout", "1", "--output", str(output)]
+    code = main([*argv, "--quiet"])
+    assert code == EXIT_OK, capsys.readouterr().err
+    details = json.loads(output.read_text())["details"]
+    assert [detail["verdicts"][0]["correct"] for detail in details] == [row.correct for row in ROWS]
+    assert not (tmp_path / "real.jsonl.judge-cache.jsonl").exists()  # the rule judge keeps no cache
+
+
+def test_a_whole_batch_of_real_answers_scores_complete_from_python():
+    results = score(_questions(), k=1, judge="rule", rule_timeout=1, progress=False)
+    assert results.complete and results.unresolved == 0
+    assert [detail.verdicts[0].correct for detail in results.details] == [row.correct for row in ROWS]

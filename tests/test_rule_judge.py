@@ -1,5 +1,6 @@
 """The rule judge: a golden table, choice answers, timeouts, and the worker processes."""
 
+import json
 import os
 import signal
 import threading
@@ -9,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gpassk_opencompass.cli import EXIT_OK, main
 from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items, rule_verdict
-from gpassk_opencompass.judges.rule import UNDECIDED_HINT, choice_letters
+from gpassk_opencompass.judges.rule import UNDECIDED_HINT, choice_letters, numeric_difference
 from gpassk_opencompass.judges.workers import judge_by_rule
 
 # Beyond the rule judge: a tower times a variable makes no size claim, and math-verify tries to expand it.
@@ -213,3 +215,73 @@ def test_a_dead_worker_is_replaced():
     verdicts, _ = _run_while(signal.SIGKILL, deadline=None)
     assert verdicts[0].correct is None and verdicts[0].reason.startswith("rule judge worker died; ")
     assert [verdict.correct for verdict in verdicts[1:]] == [True] * 5
+
+
+@pytest.fixture
+def comparisons_time_out(monkeypatch):
+    """Every math-verify comparison runs out of time (as a long expression does on a loaded machine)."""
+    import math_verify
+    from math_verify.errors import TimeoutException
+
+    def verify(*args, **kwargs):
+        raise TimeoutException("Timeout during comparison")
+
+    monkeypatch.setattr(math_verify, "verify", verify)
+
+
+E_SUM = "+".join(f"e^{{{2 * k}ix}}" for k in range(1, 40))  # sum of e^{2kix}, k = 1..39: varies with x
+
+
+@pytest.mark.parametrize(
+    "reference, extracted, correct, said",
+    [
+        # differs at the sample point: not equal, decided (math-verify reads i as a variable: i = sqrt(-1) there)
+        ("588", E_SUM, False, "at i = sqrt(-1), x = 0.7007 the answer is"),
+        ("0", E_SUM, False, "at i = sqrt(-1), x = 0.7007"),
+        (r"\cos^{12}(2x)", r"\left(\frac{e^{2ix}+e^{4ix}}{2}\right)^{12}", False, "x = 0.7007"),
+        # tiny values (cos(1.4)^12 ~ 5e-10) are compared relative to their size, not to 1
+        (r"\cos^{12}(2x)", r"\cos^{13}(2x)", False, "x = 0.7007"),
+        # equal at the sample point: likely equal, but not proven -- undecided, and it says so
+        (r"\cos^{12}(2x)", r"\left(\frac{e^{2ix}+e^{-2ix}}{2}\right)^{12}", None, "likely equal, not proven"),
+        (r"\sin^2 x + \cos^2 x", "1", None, "likely equal, not proven"),
+        # sets make no numeric claim
+        (r"\{1, 2\}", r"\{1, 3\}", None, "timed out after 3s; the rule judge is deterministic"),
+    ],
+)
+def test_a_timed_out_comparison_is_decided_by_a_numeric_check(
+    comparisons_time_out, reference, extracted, correct, said
+):
+    verdict = rule_verdict(reference, extracted, timeout=3)
+    assert verdict.correct is correct, verdict.reason
+    assert verdict.reason.startswith("math-verify: comparison timed out after 3s; ") and said in verdict.reason
+    if correct is None:
+        assert verdict.reason.endswith(UNDECIDED_HINT)
+
+
+def test_the_numeric_check_compares_values_computed_independently():
+    """At the sample point the answer's value is the closed form of the geometric sum (cmath, not sympy)."""
+    import cmath
+
+    x = 707 / 1009  # the point the check takes for x (its reason prints 0.7007)
+    assert f"{x:.4g}" == "0.7007"
+    value = sum(cmath.exp(2j * k * x) for k in range(1, 40))
+    closed = cmath.exp(2j * x) * (1 - cmath.exp(78j * x)) / (1 - cmath.exp(2j * x))
+    assert abs(value - closed) < 1e-9
+    from math_verify import parse
+
+    sample = numeric_difference(588, parse("\\boxed{" + E_SUM + "}")[0], timeout=3)
+    assert sample.differ and f"the answer is {value.real:.4g}{value.imag:+.4g}i and the reference 588" in sample.said
+
+
+@pytest.mark.parametrize("judge", ["rule", "auto"])
+def test_an_explicit_cache_with_the_rule_judge_says_nothing_is_kept(tmp_path, capsys, judge):
+    """The rule judge keeps no verdict cache: a --cache given to it is named once, not silently ignored."""
+    source = tmp_path / "gens.jsonl"
+    source.write_text(json.dumps({"id": "q", "question": "?", "answer": "2", "predictions": [r"\boxed{2}"]}) + "\n")
+    cache = tmp_path / "verdicts.jsonl"
+    code = main(["score", str(source), "--k", "1", "--judge", judge, "--cache", str(cache), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == EXIT_OK, err
+    notice = f"cache {cache}: the rule judge keeps no verdict cache"
+    assert err.count(notice) == 1 and "nothing is written there" in err
+    assert not cache.exists()

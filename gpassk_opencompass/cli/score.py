@@ -310,7 +310,7 @@ def run(args: argparse.Namespace) -> int:
             request,
             judge,
             output=args.output,
-            cache=cache_choice,
+            cache=cache if cache is not None else False,  # the policy applied above, once
             progress=not args.quiet,
             format=args.format,
         )

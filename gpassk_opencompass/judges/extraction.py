@@ -5,15 +5,22 @@ The order of preference, first hit wins:
 1. the last ``\boxed{…}`` / ``\fbox{…}`` (nested braces balanced), joined
    with the boxes right before it when only a separator stands between them
    (``\boxed{3}, \boxed{5}`` is the two-part answer ``3, 5``);
-2. the last "the (final) answer is …" / "Answer: …" / "答案是 …" phrase
-   (filler words right after it -- "is *still* 5", "答案*还是* 5" -- dropped);
+2. the last "the (final) answer is …" / "Answer: …" / "答案是 …" phrase,
+   up to the end of its sentence (filler words right after it -- "is
+   *still* 5", "答案*还是* 5" -- dropped);
 3. the last inline LaTeX (``$…$``, ``\(…\)``, ``\[…\]``) on the last line;
 4. the last number on the last line.
 
 A model stuck in a loop ends with a run of one unit repeated ("I think I
-think …", a line over and over, often cut mid-unit): for steps 3 and 4 the
-last line is read before that run (:func:`split_repetition`), so the answer
-stated before it is found.
+think …", "The answer is 12. The answer is 12. The the the …", often cut
+mid-unit): steps 2 to 4 read the text before that run plus one whole unit
+of it (:func:`split_repetition`), so the answer stated before it, or the one
+the loop keeps stating, is found.
+
+A response that stops mid-sentence or inside an open box (cut by the token
+limit) never said its final answer: steps 3 and 4, which guess from the
+last line, are skipped for it (:func:`_ends_cut`), so a number from the
+reasoning it was in the middle of is not taken for the answer.
 
 When a reasoning model's response holds a ``</think>`` tag only the text
 after the last one is searched: the chain of thought is not the answer.
@@ -57,11 +64,16 @@ _BOX_TOKENS = re.compile(r"\\(?:boxed|fbox)\s*(?P<brace>\{)?|(?P<opens>\{+)|(?P<
 _BARE_TOKEN = re.compile(r"[^\s$,;{}]+")
 # What may stand between two boxes of one multi-part answer.
 _BOX_SEPARATOR = re.compile(r"^[\s$]*(?:,|;|，|；|、|and|&|和|及|或|or|\\quad|\\qquad|\\,)?[\s$]*$", re.IGNORECASE)
+# The phrase before a stated answer; the answer is the rest of its sentence.
 _ANSWER_PHRASE = re.compile(
-    r"(?:final\s+answer|the\s+answer|answer)\s*(?:is|:|=)\s*:?\s*(?P<answer>[^\n]+)"
-    r"|(?:最终答案|答案)\s*(?:仍然|依然|仍|还|就|也)?\s*(?:是|为|：|:)\s*[：:]?\s*(?P<answer_cn>[^\n]+)",
+    r"(?:final\s+answer|the\s+answer|answer|correct\s+(?:option|choice))\s*(?:is|:|=)\s*:?\s*"
+    r"|(?:最终答案|答案)\s*(?:仍然|依然|仍|还|就|也)?\s*(?:是|为|：|:)\s*[：:]?\s*",
     re.IGNORECASE,
 )
+# Where a sentence ends: "12. The", "12。", not "3.5" (and not inside $…$: see _first_sentence).
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]")
+# How a finished response may end: punctuation, a closing bracket, $, a digit, a closing tag or quote.
+_FINISHED_END = set(".!?。！？;；:：)]}>$*%\"'”’」』∎") | set("0123456789")
 # Words between the answer phrase and the answer itself: "the answer is still 5", "答案是仍然 5".
 _FILLER = re.compile(
     r"^(?:(?:(?:still|just|simply|then|therefore|thus|hence|clearly|indeed|also|now|exactly|precisely|actually|"
@@ -206,19 +218,55 @@ def extract(response: str) -> Extraction:
         found = _final(boxed)
         if found is not None:
             return found
-    phrase = _last_match(_ANSWER_PHRASE, response)
-    if phrase is not None:
-        text = _FILLER.sub("", (phrase.group("answer") or phrase.group("answer_cn")).lstrip())
-        latex = _last_inline_latex(text)
-        found = _final(latex if latex is not None else text)
-        if found is not None:
-            return found
     before, unit = split_repetition(response)
+    found = _from_phrase(before + unit)
+    if found is not None:
+        return found
     for text in (before + unit, before) if unit else (response,):  # one unit of the run may hold the answer
+        if _ends_cut(text):
+            continue
         found = _from_last_line(text)
         if found is not None:
             return found
     return Extraction(None)
+
+
+def _from_phrase(text: str) -> Extraction | None:
+    """The answer the last answer phrase of ``text`` states, up to the end of its sentence."""
+    phrase = _last_match(_ANSWER_PHRASE, text)
+    if phrase is None:
+        return None
+    end = text.find("\n", phrase.end())
+    line = text[phrase.end() : end if end >= 0 else len(text)]
+    stated = _FILLER.sub("", _first_sentence(line).lstrip())
+    latex = _last_inline_latex(stated)
+    return _final(latex if latex is not None else stated)
+
+
+def _first_sentence(text: str) -> str:
+    """``text`` up to its first sentence end outside ``$…$`` (all of it when there is none)."""
+    dollars = counted = 0  # "$" in text[:counted]: one pass however many sentence ends lie inside $…$
+    for end in _SENTENCE_END.finditer(text):
+        dollars += text.count("$", counted, end.start())
+        counted = end.start()
+        if dollars % 2 == 0:
+            return text[: end.start()]
+    return text
+
+
+def _ends_cut(text: str) -> bool:
+    r"""``text`` stops mid-sentence or inside an open box: the token limit cut it before its answer.
+
+    >>> _ends_cut("The sum is 12."), _ends_cut("So we get 12"), _ends_cut("First 12, then we need to bound")
+    (False, False, True)
+    >>> _ends_cut(r"Hence \boxed{12"), _ends_cut(r"Hence \boxed{12}")
+    (True, False)
+    """
+    stripped = text.rstrip()
+    if not stripped or stripped[-1] not in _FINISHED_END:
+        return bool(stripped)
+    last_box = max(stripped.rfind(command) for command in _COMMANDS)
+    return last_box >= 0 and not boxed_spans(stripped[last_box:])
 
 
 def split_repetition(text: str) -> tuple[str, str]:

@@ -4,7 +4,7 @@ Real models answer with numbers no computer algebra system should expand:
 ``10^{10^9}``, ``2^{2^{2^{100}}}``, ``23!!``, ``10^235423523``.  math-verify
 (sympy) tries to and runs out of time.  :func:`magnitude` reads a small
 grammar -- decimal numbers, ``+ - * / \cdot \times``, ``\frac``, ``\sqrt``,
-``\pi``, powers, ``!`` and ``!!``, brackets -- and returns a :class:`Size`:
+``\pi``, powers (and Knuth's ``\uparrow``, ``\uparrow\uparrow``), ``!`` and ``!!``, brackets -- and returns a :class:`Size`:
 a lower and an upper bound on ``log10 |value|``, exact where the value is
 cheap to compute (small integers and fractions) and from float bounds,
 widened by a margin, elsewhere.  Anything outside the grammar (a variable,
@@ -38,6 +38,7 @@ _HUGE = 1e300
 _LOG10_2 = math.log10(2)
 _LOG10_E = math.log10(math.e)
 _NESTING = 40  # deepest bracket/exponent nesting read; deeper is "no claim"
+_MAX_TOWER = 64  # tallest a \uparrow\uparrow h tower read; taller is "no claim"
 _TOKEN = re.compile(r"\s+|\d+(?:\.\d+)?|\.\d+|\\[A-Za-z]+|\\.|.", re.DOTALL)
 _SPACES = {"\\,", "\\;", "\\:", "\\!", "\\ ", "\\quad", "\\qquad", "\\left", "\\right", "\\displaystyle"}
 _FRACTIONS = {"\\frac", "\\dfrac", "\\tfrac"}
@@ -221,6 +222,8 @@ class _Parser:
 
     def power(self, depth: int) -> Size:
         base = self.factorial(depth)
+        if self.peek() == "\\uparrow":
+            return self.arrows(base, depth)
         if self.peek() != "^":
             return base
         self.take()
@@ -239,6 +242,22 @@ class _Parser:
             )
         exponent = self.signed(depth + 1) if token == "-" else self.factorial(depth + 1)
         return _power(base, exponent)
+
+    def arrows(self, base: Size, depth: int) -> Size:
+        """Knuth's arrows: ``a \\uparrow b`` is ``a^b``, ``a \\uparrow\\uparrow h`` a tower of ``h`` copies of ``a``."""
+        count = 0
+        while self.peek() == "\\uparrow":
+            self.take()
+            count += 1
+        right = self.factorial(depth + 1)
+        if count == 1:
+            return _power(base, right)
+        if count > 2 or right.exact is None or not right.integer or not 1 <= right.exact <= _MAX_TOWER:
+            raise _NoClaim
+        size = base
+        for _ in range(int(right.exact) - 1):
+            size = _power(base, size)
+        return size
 
     def factorial(self, depth: int) -> Size:
         size = self.atom(depth)

@@ -6,8 +6,10 @@ r"""The rule judge: math-verify equivalence, and choice answers as letter sets.
   compared as a set of option letters, so ``"D, B"`` matches ``"BD"`` and
   ``"B"`` does not;
 * an answer that is an option label and its value (``\textbf{(D)}\ 1625``,
-  the AoPS/AMC format) counts as the letter against a choice reference and
-  as the value against any other;
+  the AoPS/AMC format; also ``\text{(B)}``, ``\mathrm{B}``, ``(b)``,
+  ``B)``, ``Option B``) counts as the letter against a choice reference and
+  as the value against any other; a reference written that way
+  (``\textbf{(B)}\ 2``) accepts its letter or its value;
 * a number far too big to be the reference (``10^{10^9}``, ``23!!``
   against ``36``: see :mod:`gpassk_opencompass.judges.magnitude`) is wrong
   without asking math-verify, which would try to expand it;
@@ -18,9 +20,11 @@ r"""The rule judge: math-verify equivalence, and choice answers as letter sets.
 math-verify bounds each parse and comparison with ``signal.alarm``, which
 works only in the main thread: call :func:`rule_verdict` from a main thread
 (:mod:`gpassk_opencompass.judges.workers` runs it in worker processes when
-the caller is not one).  A comparison that exceeds ``timeout`` seconds gives
-``correct=None`` with the reason and :data:`UNDECIDED_HINT`, never a hang and
-never a silent ``False``.
+the caller is not one).  When a comparison exceeds ``timeout`` seconds, both
+sides are evaluated at one fixed point (:func:`numeric_difference`): values
+that differ decide "not equal" (a long ``e^{2ix}`` sum against an AIME
+answer); otherwise the verdict is ``correct=None`` with the reason and
+:data:`UNDECIDED_HINT`, never a hang and never a silent ``False``.
 
 >>> rule_verdict(r"\frac{1}{2}", "0.5")
 Verdict(correct=True, extracted='0.5', reason='math-verify: equivalent', source='rule')
@@ -38,6 +42,8 @@ from __future__ import annotations
 
 import itertools
 import re
+import zlib
+from dataclasses import dataclass
 
 from loguru import logger
 
@@ -54,10 +60,24 @@ _LETTER = r"\(?\s*(?:\\text\{)?([A-H])\}?\s*\)?"
 _CHOICE_LIST = re.compile(rf"^\s*{_LETTER}(?:\s*(?:,|，|、|;|；|\s|and|和|及|&)\s*{_LETTER})*\s*[.。]?\s*$")
 _CHOICE_RUN = re.compile(r"^\s*([A-H]{2,8})\s*[.。]?\s*$")
 _LEADING_CHOICE = re.compile(r"^\s*\(?([A-H])(?:\)|\.|:|：|\s)")
-# An option letter in a font command: \textbf{(B)}, \text{B}, \mathrm{(B)}.
-_STYLED_LETTER = re.compile(r"\\(?:textbf|text|textrm|mathrm|mathbf|mathsf)\s*\{\s*(\(\s*[A-H]\s*\)|[A-H])\s*\}")
-# "(D)" before an option's value, and the spacing after it.
-_OPTION_LABEL = re.compile(r"^\s*\(\s*[A-H]\s*\)(?:\s|~|:|\\ |\\,|\\;|\\quad|\\qquad)*")
+# A lower-case option label, "(b)" or "b)": read as its letter only against a choice reference.
+_LOWER_LABEL = re.compile(r"^\s*\(?\s*([a-h])\s*\)")
+# An option letter in a font command, alone or first: \textbf{(B)}, \text{B}, \mathrm{(B)}, \textbf{(B) 2},
+# \text{B. }; its content is kept with the letter as the label "(B)".
+_STYLED_LETTER = re.compile(
+    r"\\(?:textbf|textsf|textit|textrm|text|mathrm|mathbf|mathsf|mathit|boldsymbol|bf)\s*"
+    r"\{\s*(?:\(\s*([A-H])\s*\)|([A-H])(?=[\s.:)}])[.:)]?)([^{}]*)\}"
+)
+# "Option B", "choice (B)", "选项 B": the word before a letter.
+_OPTION_WORD = re.compile(r"(?:\b(?:option|choice)|选项)\s*(?=\(?\s*[A-Ha-h]\b)", re.IGNORECASE)
+# "(D)" (or "D." / "D:" / "D)") before an option's value, and the spacing after it.
+_OPTION_LABEL = re.compile(r"^\s*(?:\(\s*[A-H]\s*\)|[A-H][.:)])(?:\s|~|:|\\ |\\,|\\;|\\quad|\\qquad)*")
+# Every option label "(B)" in an answer.
+_OPTION_LABELS = re.compile(r"\(\s*([A-H])\s*\)")
+# Relative difference below which two numeric values prove nothing (math-verify rounds to 6 decimals) ...
+_NUMERIC_TOLERANCE = 1e-5
+# ... and the size below which a value may be a zero evaluated with 30 digits (terms of size ~1 cancelling).
+_ZERO = 1e-15
 # "x =" before a value.
 _ASSIGNMENT = re.compile(r"^\s*[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?\s*=(?!=)")
 
@@ -68,7 +88,7 @@ def choice_letters(text: str) -> frozenset[str] | None:
     >>> sorted(choice_letters("(B) and (D)")), sorted(choice_letters("ACD")), choice_letters("x = 2")
     (['B', 'D'], ['A', 'C', 'D'], None)
     """
-    text = _STYLED_LETTER.sub(r"\1", text)
+    text = unstyled(text)
     run = _CHOICE_RUN.match(text)
     if run:
         letters = run.group(1)
@@ -76,6 +96,22 @@ def choice_letters(text: str) -> frozenset[str] | None:
     if not _CHOICE_LIST.match(text):
         return None
     return frozenset(re.findall(r"(?<![A-Za-z\\])([A-H])(?![A-Za-z])", text))
+
+
+def unstyled(text: str) -> str:
+    r"""``text`` with its option letters out of their font commands and option words (``\textbf{(B)}\ 2`` -> ``(B)\ 2``).
+
+    >>> unstyled(r"\textbf{(B)}\ 2"), unstyled(r"\text{\textbf{(D)}}"), unstyled(r"\textbf{(B) 2}"), unstyled("Option B")
+    ('(B)\\ 2', '(D)', '(B) 2', 'B')
+    >>> unstyled(r"\text{Bob}"), unstyled(r"\mathrm{B}")
+    ('\\text{Bob}', '(B)')
+    """
+    text = _OPTION_WORD.sub("", text)
+    for _ in range(3):  # nested styles: \text{\textbf{(D)}}
+        text, count = _STYLED_LETTER.subn(lambda match: f"({match[1] or match[2]}){match[3]}", text)
+        if not count:
+            break
+    return text
 
 
 def rule_verdict(reference: str, extracted: str | None, *, timeout: int = 3) -> Verdict:
@@ -91,6 +127,10 @@ def rule_verdict(reference: str, extracted: str | None, *, timeout: int = 3) -> 
     gold_letters = choice_letters(reference)
     if gold_letters is not None:
         return _choice_verdict(gold_letters, extracted)
+    gold_value = option_value(reference)
+    if gold_value != reference and _named_letters(extracted) is not None:  # gold "(B) 2", answer "B" or "(C) 2"
+        return _choice_verdict(_named_letters(reference) or frozenset(), extracted)
+    reference = gold_value
     value = option_value(extracted)
     return _size_verdict(reference, extracted, value) or _math_verify_verdict(reference, extracted, value, timeout)
 
@@ -103,18 +143,27 @@ def option_value(answer: str) -> str:
     >>> option_value(r"\textbf{(D)}\ 1625"), option_value(r"(B)\quad 2"), option_value("(B)"), option_value("(1, 2)")
     ('1625', '2', '(B)', '(1, 2)')
     """
-    unstyled = _STYLED_LETTER.sub(r"\1", answer, count=1)
-    label = _OPTION_LABEL.match(unstyled)
-    value = unstyled[label.end() :].strip() if label else ""
+    plain = unstyled(answer)
+    label = _OPTION_LABEL.match(plain)
+    value = plain[label.end() :].strip() if label else ""
     return value or answer
 
 
 def _size_verdict(reference: str, extracted: str, value: str) -> Verdict | None:
-    """``False`` for an answer at least ten times the size of the reference (both numbers), else ``None``."""
+    """``False`` for an answer at least ten times the size of the reference (both numbers), else ``None``.
+
+    An answer in Knuth's arrows (``2\\uparrow\\uparrow 3``), which math-verify misreads, is compared by
+    its exact value when it has one.
+    """
     answer = magnitude(_ASSIGNMENT.sub("", value, count=1))
-    if answer is None or answer.lo <= 1:
+    if answer is None or (answer.lo <= 1 and "\\uparrow" not in value):
         return None
     gold = magnitude(_ASSIGNMENT.sub("", reference, count=1))
+    if gold is not None and answer.exact is not None and gold.exact is not None and "\\uparrow" in value:
+        same = answer.exact == gold.exact
+        return Verdict(
+            same, extracted, f"arrows evaluated: {answer.exact} {'=' if same else '!='} {gold.exact}", "rule"
+        )
     if gold is None or answer.lo <= max(gold.hi, 0.0) + 1:
         return None
     return Verdict(
@@ -125,14 +174,34 @@ def _size_verdict(reference: str, extracted: str, value: str) -> Verdict | None:
     )
 
 
+def _named_letters(answer: str) -> frozenset[str] | None:
+    """The option letters ``answer`` names: a choice answer, or a leading (possibly lower-case) label."""
+    letters = choice_letters(answer)
+    if letters is not None:
+        return letters
+    plain = unstyled(answer)
+    if len(_listed_options(plain)) > 1:  # "(A) 1 \qquad (B) 2": the options copied out, none chosen
+        return None
+    leading = _LEADING_CHOICE.match(plain + " ") or _LOWER_LABEL.match(plain)
+    return frozenset(leading.group(1).upper()) if leading else None
+
+
+def _listed_options(plain: str) -> frozenset[str]:
+    """The letters of the option labels ``(X)`` in ``plain`` (an unstyled answer)."""
+    return frozenset(_OPTION_LABELS.findall(plain))
+
+
 def _choice_verdict(gold_letters: frozenset[str], extracted: str) -> Verdict:
-    letters = choice_letters(extracted)
-    if letters is None:
-        leading = _LEADING_CHOICE.match(_STYLED_LETTER.sub(r"\1", extracted) + " ")
-        letters = frozenset(leading.group(1)) if leading else None
+    letters = _named_letters(extracted)
     gold = "{" + ", ".join(sorted(gold_letters)) + "}"
     if letters is None:
-        return Verdict(False, extracted, f"reference is the choice {gold}; the answer names no option letter", "rule")
+        listed = _listed_options(unstyled(extracted))
+        said = (
+            f"lists the options {{{', '.join(sorted(listed))}}} without choosing one"
+            if len(listed) > 1
+            else "names no option letter"
+        )
+        return Verdict(False, extracted, f"reference is the choice {gold}; the answer {said}", "rule")
     if letters == gold_letters:
         return Verdict(True, extracted, f"choice letters {gold} match", "rule")
     return Verdict(False, extracted, f"choice letters {{{', '.join(sorted(letters))}}} differ from {gold}", "rule")
@@ -163,16 +232,105 @@ def _math_verify_verdict(reference: str, extracted: str, value: str, timeout: in
     if not gold or not target:
         side = "reference" if not gold else "answer"
         return Verdict(False, extracted, f"math-verify: nothing to compare in the {side}", "rule")
-    timed_out = False
+    timed_out: tuple | None = None  # the first pair whose comparison timed out
     for gold_form, target_form in itertools.product(gold, target):
         try:
             if verify(gold_form, target_form, timeout_seconds=timeout, raise_on_error=True):
                 return Verdict(True, extracted, "math-verify: equivalent", "rule")
         except TimeoutException:
-            timed_out = True
+            timed_out = timed_out or (gold_form, target_form)
         except Exception as error:  # noqa: BLE001 - sympy fails on some pairs; the other pairs still count
             # Only the type: printing a sympy object from a failed comparison can itself hang.
             logger.debug("math-verify failed comparing {!r} with {!r}: {}", reference, extracted, type(error).__name__)
-    if timed_out:
-        return Verdict(None, extracted, f"math-verify: comparison timed out after {timeout}s; {UNDECIDED_HINT}", "rule")
-    return Verdict(False, extracted, "math-verify: not equivalent", "rule")
+    if timed_out is None:
+        return Verdict(False, extracted, "math-verify: not equivalent", "rule")
+    timed = f"math-verify: comparison timed out after {timeout}s"
+    found = numeric_difference(*timed_out, timeout=timeout)
+    if found is not None and found.differ:
+        return Verdict(False, extracted, f"{timed}; {found.said}: not equal", "rule")
+    if found is not None:
+        return Verdict(None, extracted, f"{timed}; {found.said}: likely equal, not proven; {UNDECIDED_HINT}", "rule")
+    return Verdict(None, extracted, f"{timed}; {UNDECIDED_HINT}", "rule")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Two expressions evaluated at one point (:func:`numeric_difference`).
+
+    Attributes:
+        differ: the two values differ beyond rounding: the expressions are not equal.
+        said: the point and the values, for the verdict's reason.
+    """
+
+    differ: bool
+    said: str
+
+
+def numeric_difference(gold, target, *, timeout: int) -> Sample | None:
+    r"""Evaluate two sympy expressions at one fixed point of their variables; ``None`` when that says nothing.
+
+    Used when math-verify's symbolic comparison ran out of time (a long sum of ``e^{2ix}`` terms against an
+    AIME answer): two expressions whose values differ at a point are not equal, whatever their form. Each
+    variable gets a fixed value in (0.1, 0.9) from its name, so a verdict is the same on every run, except
+    ``i``, which math-verify reads as a variable, and which is the imaginary unit (expressions that differ
+    there differ as expressions of a variable ``i`` too); values within :data:`_NUMERIC_TOLERANCE` of each
+    other (relative; both below :data:`_ZERO`: zero) prove nothing. Equations, sets, tuples and anything that does
+    not evaluate to a finite number make no claim; the evaluation has ``timeout`` seconds.
+
+    >>> from sympy import Symbol, exp, I, cos
+    >>> x = Symbol("x")
+    >>> numeric_difference(cos(x) ** 2, (exp(I * x) + exp(-I * x)) ** 2 / 4, timeout=3).differ
+    False
+    >>> i = Symbol("i")
+    >>> numeric_difference(588, exp(2 * i * x) + exp(4 * i * x), timeout=3).said
+    'at i = sqrt(-1), x = 0.7007 the answer is -0.7745+1.318i and the reference 588'
+    """
+    from math_verify.errors import TimeoutException
+    from math_verify.utils import timeout as bounded
+    from sympy import Expr, I, Max, Rational, sympify
+
+    try:
+        gold, target = sympify(gold), sympify(target)
+    except Exception:  # noqa: BLE001 - not a sympy expression: no claim
+        return None
+    if not (isinstance(gold, Expr) and isinstance(target, Expr)):
+        return None
+    symbols = sorted(gold.free_symbols | target.free_symbols, key=lambda symbol: symbol.name)
+    point = {
+        symbol: I if symbol.name == "i" else Rational(101 + zlib.crc32(symbol.name.encode()) % 797, 1009)
+        for symbol in symbols
+    }
+
+    @bounded(timeout_seconds=timeout)
+    def values() -> list:  # sympy numbers: no overflow or underflow (10^{-10^9} is not 0)
+        return [side.evalf(30, subs=point) for side in (gold, target)]
+
+    try:
+        gold_value, target_value = values()
+        if not all(value.is_number and value.is_finite for value in (gold_value, target_value)):
+            return None
+        scale = Max(abs(gold_value), abs(target_value), _ZERO)
+        differ = bool(abs(gold_value - target_value) > _NUMERIC_TOLERANCE * scale)
+        values_said = f"the answer is {_shown(target_value)} and the reference {_shown(gold_value)}"
+    except (TimeoutException, TypeError, ValueError, ArithmeticError, RecursionError):
+        return None
+    where = ", ".join(
+        f"{symbol} = {'sqrt(-1)' if value == I else f'{float(value):.4g}'}" for symbol, value in point.items()
+    )
+    return Sample(differ, f"at {where} {values_said}" if where else values_said)
+
+
+def _shown(value) -> str:
+    """A sympy number in 4 significant digits, ``a+bi`` when complex (beyond a float's range too)."""
+    real, imaginary = value.as_real_imag()
+    if abs(imaginary) <= _NUMERIC_TOLERANCE * abs(value):
+        return _digits(real)
+    shown = _digits(imaginary)
+    return f"{_digits(real)}{shown if shown.startswith('-') else '+' + shown}i"
+
+
+def _digits(number) -> str:
+    text = f"{float(number):.4g}"
+    if text in ("0", "-0", "inf", "-inf") and number != 0:  # under- or overflows a float
+        text = str(number.evalf(4))
+    return text

@@ -48,12 +48,12 @@ CHUNK = 16
 def hard_deadline(timeout: int) -> float:
     """Seconds a worker may stay silent on one answer before it is killed.
 
-    Two parses and up to four comparisons, each bounded by ``timeout``, plus slack.
+    Two parses, up to four comparisons and one numeric check, each bounded by ``timeout``, plus slack.
 
     >>> hard_deadline(3)
-    23.0
+    26.0
     """
-    return 6.0 * timeout + 5.0
+    return 7.0 * timeout + 5.0
 
 
 def judge_by_rule(

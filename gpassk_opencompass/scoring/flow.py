@@ -601,7 +601,7 @@ def with_verdict_cache(judge: Judge, cache: bool | str | os.PathLike, next_to: s
     ``next_to`` (the input file, or the output of in-memory questions; with
     neither, no cache and a warning); no cache for a judge that runs local code
     (rule, a user function: cheap to run again). ``False``: no cache. A path:
-    that file (the rule judge keeps none).
+    that file (the rule judge keeps none, and says so).
 
     >>> judge = resolve_judge("llm", judge_url="http://10.0.0.5:8000/v1", judge_model="J")
     >>> str(with_verdict_cache(judge, True, "runs/gens.jsonl").cache_path)
@@ -613,7 +613,17 @@ def with_verdict_cache(judge: Judge, cache: bool | str | os.PathLike, next_to: s
     if cache is False:
         return judge.with_cache(None)
     if cache is not True:
-        return judge.with_cache(cache)
+        cached = judge.with_cache(cache)
+        if cached.cache_path is None:
+            from loguru import logger
+
+            logger.warning(
+                "cache {}: the {} judge keeps no verdict cache (deterministic and cheap, it judges again on every "
+                "run); nothing is written there",
+                cache,
+                judge.name,
+            )
+        return cached
     if judge.cache_path is not None or not judge.asks_model:
         return judge
     if next_to is None:
