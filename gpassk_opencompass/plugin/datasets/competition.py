@@ -42,7 +42,7 @@ from gpassk_opencompass.plugin.data_check import (
     missing,
     read_records,
 )
-from gpassk_opencompass.plugin.datasets.files import locate, read_jsonl, require_fields
+from gpassk_opencompass.plugin.datasets.files import in_range, locate, read_jsonl, require_fields
 
 # The record's own id, in the order tried (MathArena's, OlymMATH's); else the record's position.
 ID_FIELDS = ("problem_idx", "unique_id", "id")
@@ -108,7 +108,7 @@ class CompetitionDataset(BaseDataset):
     """A competition set of ``problem``/``answer`` records (Parquet or JSONL), tagged with its benchmark."""
 
     @staticmethod
-    def load(path: str, benchmark: str, hub: str, files: str | None = None) -> Dataset:
+    def load(path: str, benchmark: str, hub: str, files: str | None = None, test_range: str | None = None) -> Dataset:
         """Load every question.
 
         Args:
@@ -117,6 +117,7 @@ class CompetitionDataset(BaseDataset):
             benchmark: the canonical benchmark name (``HMMT-Feb-2025``).
             hub: the Hugging Face dataset the data come from (named in errors).
             files: the glob of the files to read inside a folder (``data/train-*.parquet``).
+            test_range: only these questions, ``'[start:stop]'`` (a pilot; :func:`.files.in_range`).
 
         Returns:
             Columns ``question_id``, ``question``, ``answer``.
@@ -132,7 +133,7 @@ class CompetitionDataset(BaseDataset):
                 rows.append(competition_row(record, key, benchmark, f"{file_path} record {key}"))
         if not rows:
             raise InputError(f"{benchmark}: {where} holds no questions; {how_to_get(hub, local)}")
-        return Dataset.from_list(rows)
+        return Dataset.from_list(in_range(rows, test_range))
 
     @classmethod
     def check_data(cls, benchmark: Benchmark, entry: dict, environ: Mapping[str, str], home: str) -> BenchmarkCheck:
