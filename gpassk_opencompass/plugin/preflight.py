@@ -16,6 +16,11 @@ list parsed with :mod:`ast`, nothing executed, nothing imported):
   share this Python environment);
 * an API model (an OpenAI-compatible URL) needs neither.
 
+:func:`launch_settings` reads a launch's arguments with OpenCompass's own
+command-line parser, so ``gpassk grid run`` knows what an extra argument
+would change (a partition that reaches ``srun``'s shell, another work dir)
+and which arguments OpenCompass would refuse, before anything starts.
+
 >>> models = models_from_source('''
 ... from gpassk_opencompass.plugin.models import TurboMindDistinctSeeds
 ... models = [dict(type=TurboMindDistinctSeeds, abbr='m', run_cfg=dict(num_gpus=1))]
@@ -33,11 +38,14 @@ True
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib.util
+import io
 import os
 import shutil
 import subprocess
-from collections.abc import Callable, Iterable, Mapping
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,6 +64,8 @@ BACKEND_NEEDS = (
 )
 ADVICE = "use the self_served template with an OpenAI-compatible server on this machine, or run on GPU nodes (--slurm)"
 CLUSTER_ADVICE = "install it in this Python environment: the cluster's tasks run with the same interpreter"
+#: The settings of an ``opencompass`` launch that ``gpassk grid run`` chooses itself (OpenCompass's names).
+LAUNCH_SETTINGS = ("slurm", "dlc", "partition", "quotatype", "qos", "aliyun_cfg", "work_dir", "reuse")
 
 
 class _Unknown:
@@ -393,3 +403,29 @@ def data_problems(configs: Iterable[str | os.PathLike]) -> list[str]:
             f"(`gpassk data check {name}` says more)"
         )
     return lines
+
+
+def launch_settings(arguments: Sequence[str]) -> dict[str, Any]:
+    """:data:`LAUNCH_SETTINGS` as OpenCompass's own parser reads them from ``opencompass ARGUMENTS``.
+
+    Abbreviations (``--part=``), attached values (``-pgpu``) and every other rule of its parser
+    apply as they will in the launch; nothing runs (the parser only reads the arguments).
+
+    Raises:
+        InputError: OpenCompass would refuse the arguments (its own message, one line).
+    """
+    from opencompass.cli.main import parse_args
+
+    saved, refusal = sys.argv, io.StringIO()
+    sys.argv = ["opencompass", *arguments]
+    try:
+        with contextlib.redirect_stderr(refusal), contextlib.redirect_stdout(io.StringIO()):
+            parsed = parse_args()
+    except SystemExit:
+        lines = refusal.getvalue().strip().splitlines() or ["(no message)"]
+        raise InputError(f"opencompass would refuse them: {lines[-1].removeprefix('opencompass: error: ')}") from None
+    except AssertionError as error:  # its own checks: --slurm without -p, --dlc without its settings file
+        raise InputError(f"opencompass would refuse them: {error}") from None
+    finally:
+        sys.argv = saved
+    return {name: getattr(parsed, name) for name in LAUNCH_SETTINGS}
