@@ -50,9 +50,14 @@ SUFFIXES = (".parquet", ".jsonl")
 
 
 def how_to_get(hub: str, local: str) -> str:
-    """The sentence of a "not found" error: where the Hub copy is and where to put it."""
+    """The sentence of a "not found" error: where the Hub copy is and where to put it.
+
+    >>> how_to_get("MathArena/brumo_2025", "/data/brumo")  # an absolute path= (a grid's data_paths)
+    'download the Hugging Face dataset MathArena/brumo_2025 into /data/brumo (huggingface-cli download MathArena/brumo_2025 --repo-type dataset --local-dir ...), or give path= an absolute path to its file (docs/data.md)'
+    """
+    into = local if os.path.isabs(local) else f"$COMPASS_DATA_CACHE/{local.removeprefix('./')}"
     return (
-        f"download the Hugging Face dataset {hub} into $COMPASS_DATA_CACHE/{local.removeprefix('./')} "
+        f"download the Hugging Face dataset {hub} into {into} "
         f"(huggingface-cli download {hub} --repo-type dataset --local-dir ...), or give path= an absolute "
         "path to its file (docs/data.md)"
     )
