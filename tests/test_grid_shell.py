@@ -122,7 +122,9 @@ def test_the_real_slurm_runner_gets_a_checked_value_as_one_argument(tmp_path, co
     monkeypatch.setenv("PATH", f"{bin_dir}:{Path(sys.executable).parent}:/usr/bin:/bin")
     monkeypatch.chdir(tmp_path)  # the runner writes tmp/<pid>_params.py here
     config = Config.fromfile(str(next(configs.glob("*.py"))))
-    task = Config({"models": [config.models[0]], "datasets": [[config.datasets[0]]], "work_dir": str(tmp_path / "w")})
+    # gpassk's -w is not checked: the runner never hands the work dir to the shell
+    work_dir = tmp_path / "w; touch pwned-by-work-dir #"
+    task = Config({"models": [config.models[0]], "datasets": [[config.datasets[0]]], "work_dir": str(work_dir)})
 
     def srun_arguments(partition: str, qos: str) -> list[str]:
         runner = SlurmRunner(task={"type": OpenICLInferTask}, partition=partition, qos=qos, debug=True)
@@ -133,6 +135,7 @@ def test_the_real_slurm_runner_gets_a_checked_value_as_one_argument(tmp_path, co
     validate_options(options)  # accepted: reaches srun unchanged, one argument each
     arguments = srun_arguments(options.partition, options.qos)
     assert arguments[:3] == ["-p", "gpu_a100-80g", "--qos=normal"]
+    assert not (tmp_path / "pwned-by-work-dir").exists() and not any("pwned" in item for item in arguments)
 
     # Given to the runner directly, the hostile partition runs a command: this is what is refused.
     srun_arguments(HOSTILE, "normal")
