@@ -121,3 +121,55 @@ def test_a_template_path_with_a_newline_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "the template path = " in err and "U+000A" in err
     assert not (tmp_path / "out").exists() and not marker.exists()
+
+
+@pytest.mark.e2e  # the real `opencompass --dry-run`: it loads the config, dumps it and loads the data
+def test_hostile_values_stay_data_through_a_real_opencompass_dry_run(tmp_path):
+    from generated_configs import generate_configs
+    from test_opencompass_dry_run import dry_run
+    from tiny_data import write_aime2025
+
+    marker = tmp_path / "work" / "marker"  # where the payloads would write it: the dry run's directory
+    code = payload(marker)
+    # every free-text value a template can carry, each trying to end its literal or be substituted
+    data = write_aime2025(tmp_path / f"d'''{code}${{HOME}}{{x}}\\", [("what is 1 + 1?", "2"), ("2 + 2?", "4")])
+    values = {
+        "path": f"m''' + {code} + '''${{HOME}}{{}}\\",
+        "tokenizer_path": f'tok"""); {code}; #',
+        "url": "http://127.0.0.1:9/v1?q='${HOME}'",
+        "eval_model_name": f"j'); {code}; ('",
+        "eval_urls": ["http://j/v1#{x}\\'"],
+    }
+    (run,) = generate_configs(
+        "self_served.py",
+        tmp_path / "configs",
+        f"models=[{{'path': {values['path']!r}, 'tokenizer_path': {values['tokenizer_path']!r}, "
+        f"'url': {values['url']!r}}}]",
+        f"eval_model_name={values['eval_model_name']!r}",
+        f"eval_urls={values['eval_urls']!r}",
+        "judge=cascade",
+        "benchmarks=[AIME2025]",
+        "greedy=False",
+        "n=2",
+        "k=[1]",
+        f"data_paths={{'AIME2025': {str(data)!r}}}",
+    )
+    result = dry_run(tmp_path / "configs" / run["file"], tmp_path / "work", tmp_path / "empty-cache")
+    output = result.stdout + result.stderr
+    assert result.returncode == 0 and "Traceback" not in output, output[-3000:]
+    assert not marker.exists()
+    # OpenCompass loaded the data from the hostile path (2 questions x n = 2) and dumped the config
+    # its tasks read; that dump reads back with every value unchanged.
+    assert (tmp_path / "work" / ".cache" / "dataset_size.json").read_text().count(": 4") == 1
+    (dumped,) = (tmp_path / "work" / "outputs").glob("*/configs/*.py")
+    config = Config.fromfile(str(dumped))
+    (model,), (dataset,) = config.models, config.datasets
+    assert (model.path, model.tokenizer_path, model.openai_api_base) == (
+        values["path"],
+        values["tokenizer_path"],
+        values["url"],
+    )
+    assert dataset.path == str(data)
+    evaluator = dataset.eval_cfg.evaluator
+    assert (evaluator.model_name, evaluator.url) == (values["eval_model_name"], values["eval_urls"])
+    assert not marker.exists()

@@ -44,6 +44,12 @@ def configs(tmp_path):
         (["-p", "gpu", "--qos", "high`id`"], "--qos 'high`id`'"),
         (["-p", "gpu", "--qos", "a b"], "--qos 'a b'"),
         (["-p", "gpu", "--opencompass-arg=--partition=x;id"], "--opencompass-arg '--partition=x;id'"),
+        # What OpenCompass's own parser reads as a partition/QOS/quota: attached, abbreviated ...
+        (["-p", "gpu", f"--opencompass-arg=-p{HOSTILE}"], "sets OpenCompass's partition ('gpu; touch pwned #')"),
+        (["-p", "gpu", "--opencompass-arg=--part=x;id"], "sets OpenCompass's partition ('x;id')"),
+        (["-p", "gpu", "--opencompass-arg=--qo=x;id"], "sets OpenCompass's qos ('x;id')"),
+        (["-p", "gpu", "--opencompass-arg=--quota=x;id"], "sets OpenCompass's quotatype ('x;id')"),
+        (["-p", "gpu", "--opencompass-arg=--work-dir=elsewhere"], "sets OpenCompass's work_dir ('elsewhere')"),
     ],
 )
 @pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "run"])
@@ -72,6 +78,37 @@ def test_shell_syntax_in_slurm_values_is_refused_before_any_launch(
     assert captured.out == "" and not work.exists() and not (tmp_path / "pwned").exists()
 
 
+@pytest.mark.parametrize(
+    "arguments, named",
+    [
+        # without gpassk's --slurm: the whole Slurm launch given to OpenCompass directly
+        (["--opencompass-arg=--slurm", "--opencompass-arg=-p", "--opencompass-arg=gpu;id"], "slurm (True)"),
+        (["--opencompass-arg=--slu", f"--opencompass-arg=-p{HOSTILE}"], "slurm (True)"),
+        (["--opencompass-arg=--dlc", "--opencompass-arg=--aliyun-cfg=/etc/hostname"], "dlc (True)"),
+        (["--opencompass-arg=-r"], "reuse ('latest')"),
+        (["--opencompass-arg=--no-such-option"], "opencompass would refuse them: unrecognized arguments"),
+    ],
+)
+def test_opencompass_args_cannot_choose_the_runner_or_the_run_folder(tmp_path, configs, capsys, arguments, named):
+    work = tmp_path / "outputs"
+    code = main(["grid", "run", str(configs), "-w", str(work), "--skip-data-check", "--dry-run", *arguments])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.err.count("\n") == 1 and named in captured.err, captured.err
+    assert "--opencompass-arg " in captured.err and captured.out == "" and not work.exists()
+
+
+def test_other_opencompass_args_reach_every_launch(tmp_path, configs, capsys):
+    extra = [
+        "--opencompass-arg=--max-num-workers=3",
+        "--opencompass-arg=--dump-eval-details",
+        "--opencompass-arg=False",
+    ]
+    code = main(["grid", "run", str(configs), "-w", str(tmp_path / "w"), "--skip-data-check", "--dry-run", *extra])
+    launches = [line for line in capsys.readouterr().out.splitlines() if not line.startswith("#")]
+    assert code == 0 and launches
+    assert all(line.endswith(" --max-num-workers=3 --dump-eval-details False") for line in launches)
+
+
 @pytest.mark.e2e  # OpenCompass's real SlurmRunner, through a shell
 def test_the_real_slurm_runner_gets_a_checked_value_as_one_argument(tmp_path, configs, monkeypatch):
     from mmengine.config import Config
@@ -85,7 +122,9 @@ def test_the_real_slurm_runner_gets_a_checked_value_as_one_argument(tmp_path, co
     monkeypatch.setenv("PATH", f"{bin_dir}:{Path(sys.executable).parent}:/usr/bin:/bin")
     monkeypatch.chdir(tmp_path)  # the runner writes tmp/<pid>_params.py here
     config = Config.fromfile(str(next(configs.glob("*.py"))))
-    task = Config({"models": [config.models[0]], "datasets": [[config.datasets[0]]], "work_dir": str(tmp_path / "w")})
+    # gpassk's -w is not checked: the runner never hands the work dir to the shell
+    work_dir = tmp_path / "w; touch pwned-by-work-dir #"
+    task = Config({"models": [config.models[0]], "datasets": [[config.datasets[0]]], "work_dir": str(work_dir)})
 
     def srun_arguments(partition: str, qos: str) -> list[str]:
         runner = SlurmRunner(task={"type": OpenICLInferTask}, partition=partition, qos=qos, debug=True)
@@ -96,6 +135,7 @@ def test_the_real_slurm_runner_gets_a_checked_value_as_one_argument(tmp_path, co
     validate_options(options)  # accepted: reaches srun unchanged, one argument each
     arguments = srun_arguments(options.partition, options.qos)
     assert arguments[:3] == ["-p", "gpu_a100-80g", "--qos=normal"]
+    assert not (tmp_path / "pwned-by-work-dir").exists() and not any("pwned" in item for item in arguments)
 
     # Given to the runner directly, the hostile partition runs a command: this is what is refused.
     srun_arguments(HOSTILE, "normal")

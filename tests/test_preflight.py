@@ -17,7 +17,8 @@ from gpassk_opencompass.cli import main
 from gpassk_opencompass.plugin import preflight
 from gpassk_opencompass.plugin.preflight import Environment, ModelInfo, Requirement, check_configs, problem
 from opencompass_e2e import tiny_run_config
-from tiny_data import write_grid_data
+from test_data_newest import write_standin
+from tiny_data import write_aime2025, write_grid_data
 
 no_lmdeploy = pytest.mark.skipif(importlib.util.find_spec("lmdeploy") is not None, reason="lmdeploy is installed")
 
@@ -228,3 +229,79 @@ def test_data_present_or_check_skipped_launches(tmp_path, api_grid, recorder, mo
         == 1
     )
     assert recorder[1].read_text().count("called") == 2 * len(runs)
+
+
+def _run(tmp_path, configs, recorder, *extra):
+    return main(["grid", "run", str(configs), "-w", str(tmp_path / "out"), "--opencompass", recorder[0], *extra])
+
+
+def test_a_data_path_of_the_template_is_what_is_checked(tmp_path, grid_data, recorder, capsys, monkeypatch):
+    """The check reads each config's own loader arguments: its data_paths, not the benchmark's default place."""
+    missing = tmp_path / "nowhere" / "aime'2025.jsonl"
+    generate_configs(
+        "self_served.py",
+        tmp_path / "bad",
+        "model_url=http://127.0.0.1:9/v1",
+        "benchmarks=[AIME2025]",
+        "greedy=False",
+        "n=2",
+        "k=[1]",
+        f"data_paths={{'AIME2025': {str(missing)!r}}}",
+    )
+    assert _run(tmp_path, tmp_path / "bad", recorder, "--dry-run") == 2  # the default place has the data
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"needs the AIME2025 data: no data for {str(missing)!r}" in err, err
+    assert "Offline: fetch" not in err  # the user's own file: no archive to fetch it from
+
+    elsewhere = write_aime2025(tmp_path / "elsewhere", [("what is 1 + 1?", "2")])
+    generate_configs(
+        "self_served.py",
+        tmp_path / "good",
+        "model_url=http://127.0.0.1:9/v1",
+        "benchmarks=[AIME2025]",
+        "greedy=False",
+        "n=2",
+        "k=[1]",
+        f"data_paths={{'AIME2025': {str(elsewhere)!r}}}",
+    )
+    monkeypatch.setenv("COMPASS_DATA_CACHE", str(tmp_path / "empty-cache"))  # the default place is empty
+    assert _run(tmp_path, tmp_path / "good", recorder, "--no-progress") == 1  # launched (the stand-in writes nothing)
+    assert recorder[1].read_text().count("called") == 1
+
+
+def test_a_parquet_snapshot_given_as_data_path_is_read(tmp_path, recorder, capsys):
+    snapshot = tmp_path / "hmmt"
+    write_standin(snapshot, "HMMT-Feb-2025")  # MathArena's Hub layout under snapshot/data/MathArena/...
+    folder = next(snapshot.rglob("*.parquet")).parents[1]
+    generate_configs(
+        "self_served.py",
+        tmp_path / "c",
+        "model_url=http://127.0.0.1:9/v1",
+        "benchmarks=[HMMT-Feb-2025]",
+        "greedy=False",
+        "n=2",
+        "k=[1]",
+        f"data_paths={{'HMMT-Feb-2025': {str(folder)!r}}}",
+    )
+    assert _run(tmp_path, tmp_path / "c", recorder, "--dry-run") == 0
+    next(folder.rglob("*.parquet")).write_bytes(b"not parquet")
+    assert _run(tmp_path, tmp_path / "c", recorder, "--dry-run") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "needs the HMMT-Feb-2025 data: " in err and "does not read" in err, err
+
+
+def test_a_pilot_beyond_the_data_is_one_line(tmp_path, recorder, capsys):
+    generate_configs(
+        "self_served.py",
+        tmp_path / "c",
+        "model_url=http://127.0.0.1:9/v1",
+        "benchmarks=[AIME2025]",
+        "greedy=False",
+        "n=2",
+        "k=[1]",
+        "test_range=[5:9]",
+    )  # AIME2025 has 1 question here
+    assert _run(tmp_path, tmp_path / "c", recorder) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "test_range '[5:9]' selects none of its 1 questions" in err, err
+    assert not recorder[1].exists()

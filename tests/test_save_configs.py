@@ -10,6 +10,7 @@ import pytest
 from mmengine.config import Config
 
 from gpassk_opencompass.grid.spec import SERVERS, config_file_name
+from test_data_newest import LAYOUTS, read_back, write_standin
 
 REPO = Path(__file__).resolve().parent.parent
 TEMPLATES = sorted((REPO / "opencompass_config_templates").glob("*.py"))
@@ -412,6 +413,20 @@ def test_a_pilot_and_a_data_path_reach_the_config_and_load_in_opencompass(tmp_pa
     assert generate(tmp_path, "--set", "max_questions=3", out="pilot") == 0
     (dataset,) = Config.fromfile(str(next((tmp_path / "pilot").glob("*_t1-0*.py")))).datasets
     assert dataset["test_range"] == "[:3]"
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_a_pilot_of_each_newest_benchmark_builds_through_opencompass(tmp_path, compass_cache, name):
+    """Every loader takes the ``test_range`` a pilot's config passes it (the competition loader did not)."""
+    from opencompass.utils.build import build_dataset_from_cfg
+
+    path = write_standin(compass_cache, name)
+    assert generate(tmp_path, "--set", f"benchmarks=[{name}]", "greedy=False", "test_range=[1:3]") == 0
+    (run,) = read_manifest(tmp_path / "out")["runs"]
+    (dataset,) = Config.fromfile(str(tmp_path / "out" / run["file"])).datasets
+    built = build_dataset_from_cfg(dataset).test  # the 2 chosen questions, each repeated n times
+    assert len(built) == 2 * run["n"]
+    assert sorted(set(built["question"])) == sorted(record["problem"] for record in read_back(path)[1:3])
 
 
 @pytest.mark.parametrize(

@@ -228,6 +228,10 @@ def run(args: argparse.Namespace) -> int:
     )
     grid_launch.validate_options(options)
     grid_launch.validate_cluster_names(grid.runs, options)
+    if options.extra:
+        from gpassk_opencompass.plugin.preflight import launch_settings
+
+        grid_launch.refuse_overridden_settings(options, launch_settings)
     _preflight(grid, options, data=not args.skip_data_check)
 
     now = grid_launch.new_timestamp()

@@ -26,7 +26,8 @@ launch at a time.  There is no scheduler here: queueing, GPU placement and
 retries are OpenCompass's and Slurm's.
 
 Values OpenCompass's runners put into a shell command (partition, quota type,
-QOS, abbrs in job names) must match :data:`SHELL_SAFE`; inside a Slurm job the
+QOS, abbrs in job names) must match :data:`SHELL_SAFE`, and ``--opencompass-arg``
+may not change them (:func:`refuse_overridden_settings`); inside a Slurm job the
 ``--slurm`` launches run without the job's ``SLURM_*`` environment
 (:func:`launch_environment`); SIGTERM and SIGHUP stop the launches as Ctrl-C
 does (:func:`stop_on_signals`).
@@ -84,8 +85,6 @@ SHELL_SAFE = re.compile(r"[A-Za-z0-9_.:,=+-]+")
 #: Variables kept when a launch inside a Slurm job drops the job's ``SLURM_*``/``SRUN_*`` environment:
 #: where the cluster's configuration is, and the account the user charges.
 SLURM_KEPT = ("SLURM_CONF", "SLURM_ACCOUNT")
-#: OpenCompass options that set those values: given through --opencompass-arg they would bypass the check.
-RUNNER_FLAGS = ("-p", "--partition", "-q", "--quotatype", "--qos")
 
 
 @dataclass(frozen=True)
@@ -181,12 +180,6 @@ def validate_options(options: LaunchOptions) -> None:
             raise InputError(f"{flag} {value!r} needs --slurm (it is a Slurm {what})")
         if value is not None:
             refuse_shell_text(flag, value)
-    for argument in options.extra:
-        if not options.local and argument.split("=", 1)[0] in RUNNER_FLAGS:
-            raise InputError(
-                f"--opencompass-arg {argument!r}: give the Slurm {argument.split('=', 1)[0]} "
-                "as gpassk's own option, where it is checked before it reaches srun's shell"
-            )
     if options.dlc and not options.aliyun_cfg:
         raise InputError("--dlc needs --aliyun-cfg FILE (OpenCompass's DLC settings)")
     if options.aliyun_cfg is not None and not options.dlc:
@@ -208,6 +201,40 @@ def refuse_shell_text(what: str, value: str) -> None:
         raise InputError(
             f"{what} {value!r} is not a plain Slurm name: OpenCompass's SlurmRunner puts it into "
             "a shell command unquoted; use only letters, digits and _.:,=+-"
+        )
+
+
+def refuse_overridden_settings(
+    options: LaunchOptions, settings: Callable[[Sequence[str]], Mapping[str, object]]
+) -> None:
+    """Refuse ``--opencompass-arg`` values that change a setting ``gpassk grid run`` makes itself (one line).
+
+    The runner (``--slurm``, ``--dlc``), its partition, quota type, QOS and settings file are
+    gpassk's own options, checked before they reach ``srun``'s shell; ``-w``/``-r`` give every
+    config its own run folder. ``settings`` reads a launch's arguments the way OpenCompass's
+    own parser does (:func:`gpassk_opencompass.plugin.preflight.launch_settings`: abbreviations
+    such as ``--part=`` and attached values such as ``-pgpu`` included), once without the extra
+    arguments and once with them; any setting that differs is refused.
+    """
+    if not options.extra:
+        return
+    command = opencompass_command(GridRun(Path("config.py"), "m", "d"), options, "20000101_000000")[1:]
+    own = settings(command[: len(command) - len(options.extra)])
+    try:
+        given = settings(command)
+    except InputError as error:
+        raise InputError(f"--opencompass-arg {shlex.join(options.extra)}: {error}") from None
+    changed = next((name for name, value in given.items() if value != own.get(name)), None)
+    if changed is not None:
+        where = (
+            "gpassk grid run gives every config its own -w WORK/<config> and -r <timestamp>; use gpassk's -w"
+            if changed in ("work_dir", "reuse")
+            else "give it as gpassk grid run's own option (--slurm -p/-q/--qos, --dlc --aliyun-cfg), "
+            "where it is checked before it reaches srun's shell"
+        )
+        raise InputError(
+            f"--opencompass-arg {shlex.join(options.extra)}: sets OpenCompass's {changed} "
+            f"({given[changed]!r}), which gpassk grid run sets itself; {where}"
         )
 
 

@@ -156,7 +156,7 @@ def archive_hint(local: str) -> str:
     from opencompass.utils.datasets_info import DATASETS_URL
 
     names = [name for name in DATASETS_URL if name in local]
-    if not names:
+    if not names or os.path.isabs(local):  # an absolute path: the user's own file
         return ""
     return (
         f" Offline: fetch {DATASETS_URL[names[-1]]['url']} on a machine with network and unzip it "
@@ -257,11 +257,13 @@ def read_records(name: str, path: str, read, check) -> tuple[int | None, list[Pr
     return (None if problems else count), problems
 
 
-def check_benchmark(name: str) -> BenchmarkCheck:
+def check_benchmark(name: str, arguments: Mapping[str, object] | None = None) -> BenchmarkCheck:
     """Check one benchmark's data, as the loaders would find it now (``os.environ``, ``$HOME``).
 
     Args:
         name: a canonical benchmark name of the catalog.
+        arguments: loader arguments a config gives instead of its benchmark config's
+            (``path``, ``files``...; a grid template's ``data_paths`` becomes ``path``).
 
     The check is the one the benchmark's loader declares (:class:`CheckedLoader`): the catalog
     names the config, the config names the loader, nothing here names either.
@@ -270,7 +272,7 @@ def check_benchmark(name: str) -> BenchmarkCheck:
         InputError: ``name`` is not a benchmark of the catalog (with a did-you-mean).
     """
     benchmark = get_benchmark(name)
-    entry = dataset_entry(benchmark)
+    entry = dataset_entry(benchmark) | dict(arguments or {})
     loader = entry.get("type")
     check_data = getattr(loader, "check_data", None)
     if not callable(check_data):

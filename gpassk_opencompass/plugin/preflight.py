@@ -16,6 +16,11 @@ list parsed with :mod:`ast`, nothing executed, nothing imported):
   share this Python environment);
 * an API model (an OpenAI-compatible URL) needs neither.
 
+:func:`launch_settings` reads a launch's arguments with OpenCompass's own
+command-line parser, so ``gpassk grid run`` knows what an extra argument
+would change (a partition that reaches ``srun``'s shell, another work dir)
+and which arguments OpenCompass would refuse, before anything starts.
+
 >>> models = models_from_source('''
 ... from gpassk_opencompass.plugin.models import TurboMindDistinctSeeds
 ... models = [dict(type=TurboMindDistinctSeeds, abbr='m', run_cfg=dict(num_gpus=1))]
@@ -33,11 +38,14 @@ True
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib.util
+import io
 import os
 import shutil
 import subprocess
-from collections.abc import Callable, Iterable, Mapping
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,6 +64,8 @@ BACKEND_NEEDS = (
 )
 ADVICE = "use the self_served template with an OpenAI-compatible server on this machine, or run on GPU nodes (--slurm)"
 CLUSTER_ADVICE = "install it in this Python environment: the cluster's tasks run with the same interpreter"
+#: The settings of an ``opencompass`` launch that ``gpassk grid run`` chooses itself (OpenCompass's names).
+LAUNCH_SETTINGS = ("slurm", "dlc", "partition", "quotatype", "qos", "aliyun_cfg", "work_dir", "reuse")
 
 
 class _Unknown:
@@ -202,22 +212,44 @@ def models_from_source(source: str) -> tuple[ModelInfo, ...] | None:
     return tuple(info for info in infos if info is not None)
 
 
-def benchmarks_from_source(source: str) -> tuple[str, ...]:
-    """The catalog benchmarks a config's ``datasets`` are scored as (``eval_cfg.evaluator.benchmark``), read as data.
+#: Keys of a config's dataset entry that are OpenCompass's own; the others are its loader's arguments.
+OPENCOMPASS_DATASET_KEYS = frozenset({"type", "abbr", "k", "n", "reader_cfg", "infer_cfg", "eval_cfg"})
 
-    >>> benchmarks_from_source("datasets = [dict(abbr='a', eval_cfg=dict(evaluator=dict(benchmark='AIME2025'))), "
-    ...                        "dict(abbr='b')]")
-    ('AIME2025',)
+
+def _plain(value: Any) -> bool:
+    """Whether a value read from a config is plain data (nothing :data:`UNKNOWN` in it)."""
+    if isinstance(value, (list, tuple)):
+        return all(_plain(item) for item in value)
+    if isinstance(value, dict):
+        return all(_plain(item) for item in value.values())
+    return value is not UNKNOWN
+
+
+def datasets_from_source(source: str) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """``(benchmark, loader arguments)`` of each dataset a config scores as a catalog benchmark, read as data.
+
+    The benchmark is ``eval_cfg.evaluator.benchmark``; the loader arguments are the entry's other
+    keys (``path``, ``files``, ``test_range``...; not :data:`OPENCOMPASS_DATASET_KEYS`) whose values
+    are plain data.
+
+    >>> datasets_from_source("datasets = [dict(abbr='a', path='/d/a.jsonl', test_range='[:5]', "
+    ...                      "eval_cfg=dict(evaluator=dict(benchmark='AIME2025'))), dict(abbr='b')]")
+    (('AIME2025', {'path': '/d/a.jsonl', 'test_range': '[:5]'}),)
     """
     datasets = _top_level(source).get("datasets")
-    names = []
+    found = []
     for entry in datasets if isinstance(datasets, list) else ():
         value: Any = entry
         for key in ("eval_cfg", "evaluator", "benchmark"):
             value = value.get(key) if isinstance(value, dict) else None
         if isinstance(value, str):
-            names.append(value)
-    return tuple(dict.fromkeys(names))
+            arguments = {
+                key: item
+                for key, item in entry.items()
+                if isinstance(key, str) and key not in OPENCOMPASS_DATASET_KEYS and _plain(item)
+            }
+            found.append((value, arguments))
+    return tuple(found)
 
 
 def _read(config: str | os.PathLike, reader: Callable[[str], Any]) -> Any:
@@ -372,24 +404,60 @@ def data_problems(configs: Iterable[str | os.PathLike]) -> list[str]:
     """One line per benchmark whose data a config needs and the loaders cannot read here (``gpassk data check``).
 
     A run without its data fails in every task, each retried by OpenCompass, so this is checked
-    before anything is launched: each benchmark the configs name (``datasets[].benchmark``) once,
-    with :func:`gpassk_opencompass.plugin.data_check.check_benchmark`.
+    before anything is launched: each benchmark the configs name (``datasets[].benchmark``), with
+    the loader arguments each config gives it (a template's ``data_paths`` is the config's
+    ``path``), once per distinct set, by :func:`gpassk_opencompass.plugin.data_check.check_benchmark`;
+    a ``test_range`` that selects none of the questions found is a problem too.
     """
+    from gpassk_opencompass.checks import question_range
     from gpassk_opencompass.plugin.data_check import ERROR, check_benchmark
 
-    users: dict[str, list[str]] = {}
+    users: dict[str, tuple[str, dict[str, Any], list[str]]] = {}
     for config in configs:
-        for name in _read(config, benchmarks_from_source):
-            users.setdefault(name, []).append(Path(config).name)
+        for name, arguments in _read(config, datasets_from_source):
+            key = repr((name, sorted(arguments.items())))
+            users.setdefault(key, (name, arguments, []))[2].append(Path(config).name)
     lines = []
-    for name, names in users.items():
-        check = check_benchmark(name)
-        if check.usable:
+    for name, arguments, names in users.values():
+        check = check_benchmark(name, arguments)
+        test_range = arguments.get("test_range")
+        if not check.usable:
+            error = next(problem.message for problem in check.problems if problem.severity == ERROR)
+        elif isinstance(test_range, str) and check.questions is not None:
+            if range(check.questions)[question_range(test_range, "test_range")]:
+                continue
+            error = f"test_range {test_range!r} selects none of its {check.questions} questions ({check.where})"
+        else:
             continue
-        error = next(problem.message for problem in check.problems if problem.severity == ERROR)
         more = len(names) - 1
         lines.append(
             f"config {names[0]}{f' (and {more} more)' if more else ''} needs the {name} data: {error} "
             f"(`gpassk data check {name}` says more)"
         )
     return lines
+
+
+def launch_settings(arguments: Sequence[str]) -> dict[str, Any]:
+    """:data:`LAUNCH_SETTINGS` as OpenCompass's own parser reads them from ``opencompass ARGUMENTS``.
+
+    Abbreviations (``--part=``), attached values (``-pgpu``) and every other rule of its parser
+    apply as they will in the launch; nothing runs (the parser only reads the arguments).
+
+    Raises:
+        InputError: OpenCompass would refuse the arguments (its own message, one line).
+    """
+    from opencompass.cli.main import parse_args
+
+    saved, refusal = sys.argv, io.StringIO()
+    sys.argv = ["opencompass", *arguments]
+    try:
+        with contextlib.redirect_stderr(refusal), contextlib.redirect_stdout(io.StringIO()):
+            parsed = parse_args()
+    except SystemExit:
+        lines = refusal.getvalue().strip().splitlines() or ["(no message)"]
+        raise InputError(f"opencompass would refuse them: {lines[-1].removeprefix('opencompass: error: ')}") from None
+    except AssertionError as error:  # its own checks: --slurm without -p, --dlc without its settings file
+        raise InputError(f"opencompass would refuse them: {error}") from None
+    finally:
+        sys.argv = saved
+    return {name: getattr(parsed, name) for name in LAUNCH_SETTINGS}

@@ -42,7 +42,7 @@ from gpassk_opencompass.plugin.data_check import (
     missing,
     read_records,
 )
-from gpassk_opencompass.plugin.datasets.files import locate, read_jsonl, require_fields
+from gpassk_opencompass.plugin.datasets.files import in_range, locate, read_jsonl, require_fields
 
 # The record's own id, in the order tried (MathArena's, OlymMATH's); else the record's position.
 ID_FIELDS = ("problem_idx", "unique_id", "id")
@@ -50,9 +50,14 @@ SUFFIXES = (".parquet", ".jsonl")
 
 
 def how_to_get(hub: str, local: str) -> str:
-    """The sentence of a "not found" error: where the Hub copy is and where to put it."""
+    """The sentence of a "not found" error: where the Hub copy is and where to put it.
+
+    >>> how_to_get("MathArena/brumo_2025", "/data/brumo")  # an absolute path= (a grid's data_paths)
+    'download the Hugging Face dataset MathArena/brumo_2025 into /data/brumo (huggingface-cli download MathArena/brumo_2025 --repo-type dataset --local-dir ...), or give path= an absolute path to its file (docs/data.md)'
+    """
+    into = local if os.path.isabs(local) else f"$COMPASS_DATA_CACHE/{local.removeprefix('./')}"
     return (
-        f"download the Hugging Face dataset {hub} into $COMPASS_DATA_CACHE/{local.removeprefix('./')} "
+        f"download the Hugging Face dataset {hub} into {into} "
         f"(huggingface-cli download {hub} --repo-type dataset --local-dir ...), or give path= an absolute "
         "path to its file (docs/data.md)"
     )
@@ -108,7 +113,7 @@ class CompetitionDataset(BaseDataset):
     """A competition set of ``problem``/``answer`` records (Parquet or JSONL), tagged with its benchmark."""
 
     @staticmethod
-    def load(path: str, benchmark: str, hub: str, files: str | None = None) -> Dataset:
+    def load(path: str, benchmark: str, hub: str, files: str | None = None, test_range: str | None = None) -> Dataset:
         """Load every question.
 
         Args:
@@ -117,6 +122,7 @@ class CompetitionDataset(BaseDataset):
             benchmark: the canonical benchmark name (``HMMT-Feb-2025``).
             hub: the Hugging Face dataset the data come from (named in errors).
             files: the glob of the files to read inside a folder (``data/train-*.parquet``).
+            test_range: only these questions, ``'[start:stop]'`` (a pilot; :func:`.files.in_range`).
 
         Returns:
             Columns ``question_id``, ``question``, ``answer``.
@@ -132,7 +138,7 @@ class CompetitionDataset(BaseDataset):
                 rows.append(competition_row(record, key, benchmark, f"{file_path} record {key}"))
         if not rows:
             raise InputError(f"{benchmark}: {where} holds no questions; {how_to_get(hub, local)}")
-        return Dataset.from_list(rows)
+        return Dataset.from_list(in_range(rows, test_range))
 
     @classmethod
     def check_data(cls, benchmark: Benchmark, entry: dict, environ: Mapping[str, str], home: str) -> BenchmarkCheck:
