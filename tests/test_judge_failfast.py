@@ -220,3 +220,21 @@ def test_a_server_quoting_the_key_never_gets_it_printed(loopback_openai, monkeyp
 
 def authorization_of(server):
     return {name.lower(): value for name, value in server.headers_seen[0].items()}["authorization"]
+
+
+def test_gpassk_score_says_once_where_the_verdicts_of_a_judge_dead_mid_run_are_kept(loopback_openai, tmp_path, capsys):
+    from gpassk_opencompass.cli import EXIT_JUDGE_FAILED, main
+
+    judge = DyingJudge(lives=5)
+    server = loopback_openai(judge)
+    threading.Thread(target=lambda: (judge.dead.wait(), server.stop()), daemon=True).start()
+    source, cache = tmp_path / "gens.jsonl", tmp_path / "verdicts.jsonl"
+    row = {"id": "q0", "question": "edges of a cube?", "answer": "12", "predictions": [str(i) for i in range(40)]}
+    source.write_text(json.dumps(row) + "\n")
+    args = ["score", str(source), "--k", "1", "--judge", "llm", "--judge-url", server.url, "--judge-model", MODEL,
+            "--cache", str(cache), "--concurrency", "2", "--quiet"]  # fmt: skip
+    assert main(args) == EXIT_JUDGE_FAILED
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    arrived = len(cache.read_text().splitlines())
+    assert arrived >= 1 and f"{arrived} of 40 verdicts arrived" in line
+    assert line.count(str(cache)) == 1 and line.count("resume") == 1

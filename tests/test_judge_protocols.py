@@ -113,9 +113,15 @@ REPLIES = [
     r"\boxed{}",
     # cut mid-reply (what a token limit leaves)
     r"Analysis: the examinee wrote 1/2 and the standard answer is 0.5; they are equal, so \boxed{ye",
+]
+#: Replies whose only boxes restate the prompt's instruction: OpenCompass reads the last box, they are no verdict.
+RESTATED = [
     r"Analysis: I must output \boxed{yes} if they match, otherwise output \boxed{",
     r"Analysis: the criteria say: if they match, output \boxed{yes}",
     r"分析：根据标准，如果一致，请在最后输出\boxed{yes}",
+    r"If they match, output \boxed{yes}, otherwise output \boxed{no}. If it is difficult to judge, also output \boxed{no}.",
+    r"如果一致，请在最后输出\boxed{yes}, 否则输出\boxed{no}, 如果难以判断，请输出\boxed{no}.",
+    r"Finish with \boxed{yes} if the student's answer is correct or \boxed{no} if it is not.",
 ]
 
 
@@ -125,11 +131,18 @@ def test_a_reply_reads_as_opencompass_reads_it(reply):
     assert livemathbench.parse_livemathbench_reply(reply) is (extract_judge_label(reply) == "yes")
 
 
+@pytest.mark.parametrize("reply", RESTATED)
+def test_a_reply_whose_only_boxes_restate_the_instruction_is_no_verdict(reply):
+    assert extract_judge_label(reply) in ("yes", "no")  # OpenCompass reads it as a verdict
+    assert livemathbench.parse_livemathbench_reply(reply) is None
+    assert "restate the instruction" in livemathbench.livemathbench_reason(reply)
+
+
 def test_only_no_reply_at_all_is_no_verdict():
     assert livemathbench.parse_livemathbench_reply("") is None and livemathbench.parse_livemathbench_reply(None) is None
 
 
-CUT = r"Analysis: the criteria say: if they match, output \boxed{yes}"
+CUT = r"Analysis: the examinee wrote 1/2 and the standard answer is 0.5; they are equal, so \boxed{yes}"
 
 
 def test_a_reply_cut_at_the_token_limit_stays_unresolved_though_opencompass_would_read_yes(loopback_openai):

@@ -98,3 +98,53 @@ def test_a_verdict_cached_without_a_record_of_a_complete_reply_is_asked_again(lo
 )
 def test_boxes_restating_the_instruction_are_not_verdicts(reply, verdict):
     assert parse_judge_reply(reply) is verdict
+
+
+#: A judge that only echoes its instruction, complete (``finish_reason: "stop"``), under each protocol.
+ECHOES = {
+    "gpassk-v2": r"I must finish with \boxed{yes} if the student's answer is correct or \boxed{no} if it is not.",
+    "livemathbench": (
+        r"If they match, output \boxed{yes}, otherwise output \boxed{no}. If it is difficult to judge, also "
+        r"output \boxed{no}."
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "kind, protocol", [("llm", "gpassk-v2"), ("llm", "livemathbench"), ("cascade", "livemathbench")]
+)
+def test_gpassk_score_never_reads_or_caches_an_echoed_instruction_as_a_verdict(
+    loopback_openai, tmp_path, kind, protocol
+):
+    from gpassk_opencompass.cli import EXIT_INCOMPLETE, main
+
+    server = loopback_openai(lambda body: ECHOES[protocol])
+    source = tmp_path / "gens.jsonl"
+    row = {"id": "q0", "question": "3 + 4 = ?", "answer": "7", "predictions": [r"\boxed{8}", r"\boxed{8}"]}
+    source.write_text(json.dumps(row) + "\n")
+    cache, output = tmp_path / "verdicts.jsonl", tmp_path / "scores.json"
+    args = ["score", str(source), "--k", "1", "--judge", kind, "--judge-url", server.url, "--judge-model", MODEL,
+            "--judge-prompt", protocol, "--cache", str(cache), "--output", str(output), "--quiet"]  # fmt: skip
+    assert main(args) == EXIT_INCOMPLETE and not output.exists()
+    assert len(server.requests) == llm_module.REPLIES_WITHOUT_VERDICT  # one distinct answer, asked until given up
+    assert not cache.exists() or cache.read_text() == ""
+
+
+def test_the_opencompass_evaluator_leaves_an_echoed_instruction_unresolved(loopback_openai):
+    from evaluator_fixtures import QUESTIONS, N, run
+    from gpassk_opencompass import GPassKEvaluator
+
+    server = loopback_openai(lambda body: ECHOES["livemathbench"])
+    evaluator = GPassKEvaluator(
+        model_name=MODEL,
+        url=server.url,
+        judge="llm",
+        judge_prompt="livemathbench",
+        backoff_base=0.001,
+        backoff_max=0.001,
+    )
+    document = run(evaluator)
+    assert document["unresolved"] == N * len(QUESTIONS)  # no generation read as wrong
+    assert not any(key.startswith("G-Pass@") for key in document)
+    distinct = sum((c > 0) + (c < N) for _, _, c in QUESTIONS)
+    assert len(server.requests) == distinct * llm_module.REPLIES_WITHOUT_VERDICT

@@ -317,8 +317,9 @@ def run(args: argparse.Namespace) -> int:
     except InputError as error:
         say(f"gpassk score: error: {error}")
         return EXIT_USAGE
-    except JudgeError as error:
-        say(f"gpassk score: the judge failed: {clause(error)}; {kept}; run the same command again to resume")
+    except JudgeError as error:  # one that stopped mid-run already says where its verdicts are kept
+        hint = "" if error.arrived else f"; {kept}; run the same command again to resume"
+        say(f"gpassk score: the judge failed: {clause(error) if hint else error}{hint}")
         return EXIT_JUDGE_FAILED
     except KeyboardInterrupt:
         say(f"gpassk score: interrupted; {kept}; run the same command again to resume")

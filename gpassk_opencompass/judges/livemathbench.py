@@ -26,10 +26,14 @@ What differs, on purpose:
   the last ``\boxed{}``, as OpenCompass's ``math_postprocess_v2`` gives for a
   boxed answer); when none was extracted, the response's tail (where
   OpenCompass would show the first sentence of the response).
-* **No reply is no verdict**: an empty reply is unresolved (and a reply cut by
-  the token limit never reaches this reader, see :mod:`~gpassk_opencompass.judges.llm`),
-  where OpenCompass's client turns a failed request into ``""`` and counts it wrong.
-  Any other reply is a verdict: without a ``\boxed{yes}`` it is wrong, as there.
+* **Only a complete reply is a verdict**: an empty reply is unresolved (and a
+  reply cut by the token limit never reaches this reader, see
+  :mod:`~gpassk_opencompass.judges.llm`), where OpenCompass's client turns a
+  failed request into ``""`` and counts it wrong; so is a reply whose only
+  boxes restate the prompt's instruction ("If they match, output
+  \boxed{yes}, otherwise output \boxed{no}"), which OpenCompass reads as
+  the last of them.  Any other reply is a verdict: without a ``\boxed{yes}``
+  outside the restated ones it is wrong, as there.
 
 >>> prompt = build_livemathbench_prompt("What is $1+1$?", "2", "{2}", "en")
 >>> prompt.splitlines()[-5:]
@@ -43,6 +47,7 @@ from __future__ import annotations
 import re
 
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.judges.restated import restated_boxes
 
 #: The protocol's version: recorded as ``gpassk.prompt_version`` and in every verdict-cache key.
 VERSION = "livemathbench-oc0.5.4"
@@ -121,29 +126,45 @@ def neutralize_labels(text: str) -> str:
 
 
 def parse_livemathbench_reply(reply: str | None) -> bool | None:
-    r"""The verdict as OpenCompass's LiveMathBench evaluator reads it: the last ``\boxed{...}`` is exactly ``yes``.
+    r"""The verdict as OpenCompass's LiveMathBench evaluator reads it: the last ``\boxed{...}`` is exactly ``yes``
+    -- boxes that restate the prompt's instruction left out.
 
-    ``None`` only for no reply at all (empty); a reply without a box, or
-    whose last box holds anything else (``No``, ``\text{yes}``, ``YES``), is wrong.
+    ``None`` for no reply at all (empty) and for a reply whose only boxes
+    restate the instruction ("If they match, output \boxed{yes}, otherwise
+    output \boxed{no}", :func:`~gpassk_opencompass.judges.restated.restated_boxes`),
+    which OpenCompass would read as a verdict; a reply without a box, or whose
+    last box holds anything else (``No``, ``\text{yes}``, ``YES``), is wrong.
 
     >>> parse_livemathbench_reply(r"\boxed{yes} at first, but \boxed{no}"), parse_livemathbench_reply("They match.")
     (False, False)
-    >>> parse_livemathbench_reply("") is None
-    True
+    >>> parse_livemathbench_reply("") is None, parse_livemathbench_reply(r"if they match, output \boxed{yes}") is None
+    (True, True)
     """
     if not reply:
         return None
-    labels = _JUDGE_LABEL.findall(reply)
-    return bool(labels) and labels[-1] == "yes"
+    labels, said = _labels(reply)
+    if labels and not said:
+        return None
+    return bool(said) and said[-1] == "yes"
 
 
 def livemathbench_reason(reply: str | None) -> str:
-    r"""Why a reply reads as it does: the box read, or that it has none.
+    r"""Why a reply reads as it does: the box read, or that it has none (or only restated ones).
 
     >>> livemathbench_reason(r"so \boxed{No}"), livemathbench_reason("They match.")
     ('judge said \\boxed{No}', 'no \\boxed{} in the reply: wrong, as OpenCompass reads it')
     """
-    labels = _JUDGE_LABEL.findall(reply or "")
+    labels, said = _labels(reply or "")
     if not labels:
         return "no \\boxed{} in the reply: wrong, as OpenCompass reads it"
-    return f"judge said \\boxed{{{labels[-1][:40]}}}"
+    if not said:
+        return "the reply's only boxes restate the instruction: no verdict"
+    return f"judge said \\boxed{{{said[-1][:40]}}}"
+
+
+def _labels(reply: str) -> tuple[list[str], list[str]]:
+    """Every box's label (``extract_judge_label``'s pattern), and those that do not restate the instruction."""
+    matches = list(_JUDGE_LABEL.finditer(reply))
+    restated = restated_boxes(reply, [(match.start(), match.end(), match.group(1)) for match in matches])
+    labels = [match.group(1) for match in matches]
+    return labels, [label for position, label in enumerate(labels) if position not in restated]

@@ -52,6 +52,7 @@ from gpassk_opencompass.checks import unknown
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import livemathbench
 from gpassk_opencompass.judges.extraction import boxed_spans
+from gpassk_opencompass.judges.restated import restated_boxes, verdict_label
 
 #: Version of the judge prompts below; recorded in outputs and cache keys.
 PROMPT_VERSION = "gpassk-judge-v2"
@@ -120,7 +121,6 @@ _MARKER_LIKE = re.compile(
 _REMOVED_TAG = "[removed tag]"
 _REMOVED_LABEL = "[removed label]"
 _LABEL_LIKE = re.compile("|".join(re.escape(label) for label in _ANSWER_LABELS.values()), re.IGNORECASE)
-_WRAPPERS = re.compile(r"\\(?:text|textbf|textrm|mathrm|mathbf|emph)\s*\{([^{}]*)\}")
 
 
 def build_judge_prompt(question: str, reference: str, answer: str, language: str, *, extracted: bool = True) -> str:
@@ -164,9 +164,11 @@ def neutralize(text: str) -> str:
 def parse_judge_reply(reply: str | None) -> bool | None:
     r"""Read the judge's verdict: the last ``\boxed{…}`` that does not restate the instruction; it must hold yes or no.
 
-    A box that only restates the prompt's own instruction is no verdict: one
-    followed by a condition (``\boxed{yes} if it is correct``), or a yes/no
-    pair joined by "or" (``\boxed{yes}（正确）或 \boxed{no}``).  Returns
+    A box that only restates the prompt's own instruction is no verdict
+    (:func:`~gpassk_opencompass.judges.restated.restated_boxes`): one with a
+    condition after it (``\boxed{yes} if it is correct``) or leading to it
+    (``otherwise output \boxed{no}``), or a yes/no pair joined by "or"
+    (``\boxed{yes}（正确）或 \boxed{no}``).  Returns
     ``None`` when what is left ends in no yes/no box (an empty reply, a
     truncated one, ``\boxed{maybe}``, a reply that only repeats the
     instruction).  A reply cut by the token limit is never a verdict either:
@@ -182,38 +184,9 @@ def parse_judge_reply(reply: str | None) -> bool | None:
     if not reply:
         return None
     spans = boxed_spans(reply)
-    labels = [_verdict_label(content) for _, _, content in spans]
-    restated = set()
-    for position, (_, end, _) in enumerate(spans):
-        if labels[position] is None:
-            continue
-        if _CONDITION_AFTER.match(reply, end):
-            restated.add(position)
-        following = position + 1
-        if (
-            following < len(spans)
-            and labels[following] not in (None, labels[position])
-            and _PAIR_JOIN.fullmatch(reply, end, spans[following][0])
-        ):
-            restated.update((position, following))
-    said = [label for position, label in enumerate(labels) if position not in restated]
+    restated = restated_boxes(reply, spans)
+    said = [verdict_label(content) for position, (_, _, content) in enumerate(spans) if position not in restated]
     return said[-1] if said else None
-
-
-# What follows a box that restates the instruction rather than gives a verdict: a condition.
-_CONDITION_AFTER = re.compile(r"\s*,?\s*(?:(?:if|when|whenever|otherwise|in case)\b|如果|若|假如)", re.IGNORECASE)
-# What joins the two boxes of a restated "yes or no" pair: "or", "或" (after an optional gloss like "（正确）").
-_PAIR_JOIN = re.compile(r"\s*(?:[(（][^()（）]{0,12}[)）])?\s*[,，、]?\s*(?:or|或者?|/)\s*", re.IGNORECASE)
-
-
-def _verdict_label(content: str) -> bool | None:
-    """``True``/``False`` for a box holding yes/no (wrappers, braces and final stops ignored), else ``None``."""
-    label = content
-    while _WRAPPERS.search(label):
-        label = _WRAPPERS.sub(r"\1", label)
-    # "{yes}": a judge shown the doubled braces of a .format-escaped prompt may echo them
-    label = label.strip().strip("{}").strip().strip(".!。").strip().lower()
-    return {"yes": True, "no": False}.get(label)
 
 
 def _said(reply: str | None, correct: bool) -> str:
