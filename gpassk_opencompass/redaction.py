@@ -58,6 +58,20 @@ _NOT_SECRETS = frozenset({"", "EMPTY", "ENV", "none", "None", "null"})
 # A key must be this long to be masked wherever it appears (a 2-letter "key" would mask half the text).
 _MIN_SECRET_CHARS = 6
 
+# Punctuation that ends the sentence a URL stands in, not the URL's last parameter value ("...?token=abc: failed").
+_SENTENCE_PUNCTUATION = ":,;.)]"
+
+
+def _mask_value(found: re.Match) -> str:
+    """A credential parameter's value masked, the sentence's punctuation after it kept.
+
+    >>> redact("GET http://h/v1?token=abc123: connection failed")
+    'GET http://h/v1?token=[REDACTED]: connection failed'
+    """
+    value = found.group(2)
+    return found.group(1) + MASK + value[len(value.rstrip(_SENTENCE_PUNCTUATION)) :]
+
+
 # A query parameter named as a credential (``token``, ``access_token``, ``api_key``, ``X-Amz-Signature``...).
 _CREDENTIAL_NAME = (
     r"(?:[A-Za-z0-9_.\-]*[_.\-])?(?:access_?token|token|api_?key|key|sig|signature|secret|password|"
@@ -68,7 +82,7 @@ _PATTERNS = (
     (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), MASK),
     (re.compile(r"(?i)(\b(?:api[_-]?key|x-api-key)\b[\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9._~+/=\-]{6,}"), r"\1" + MASK),
     (re.compile(r"(\b[a-z][a-z0-9+.\-]*://)[^/\s:@]+:[^/\s@]*@", re.IGNORECASE), r"\1" + MASK + "@"),
-    (re.compile(rf"(?i)([?&;#]{_CREDENTIAL_NAME}=)[^&#\s\"'<>]+"), r"\1" + MASK),
+    (re.compile(rf"(?i)([?&;#]{_CREDENTIAL_NAME}=)([^&#\s\"'<>]+)"), _mask_value),
 )
 # A URL's path (after scheme://authority), up to its query, fragment or the end of the URL.
 _URL_PATH = re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^/\s?#\"'<>]*)(/[^\s?#\"'<>]*)")

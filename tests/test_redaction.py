@@ -92,6 +92,20 @@ def test_ordinary_urls_and_model_names_stay_readable():
         assert redact(text) == text
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("http://h/v1?token=abc123: connection failed", "http://h/v1?token=[REDACTED]: connection failed"),
+        ("(judge http://h/v1?key=abc123), retrying", "(judge http://h/v1?key=[REDACTED]), retrying"),
+        ("see http://h/v1?sig=abc123.", "see http://h/v1?sig=[REDACTED]."),
+        ("http://h/v1?token=abc:123&x=1", "http://h/v1?token=[REDACTED]&x=1"),
+    ],
+)
+def test_the_sentence_around_a_masked_url_token_keeps_its_punctuation(text, expected):
+    assert redact(text) == expected
+    assert "abc" not in redact(text)
+
+
 # What the redaction before the compiled redactor masked (its own patterns and environment lookup, per string):
 # the compiled one must mask all of it too, in texts and inside documents.
 _OLD_PATTERNS = (
