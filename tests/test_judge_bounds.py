@@ -99,6 +99,31 @@ def test_an_oversized_reply_is_refused_with_bounded_memory(loopback_openai, kind
     assert peak < 4 * MAX_REPLY_BYTES, peak  # the bomb inflates to 32 times that
 
 
+@pytest.mark.parametrize("kind", ["plain", "gzip bomb"])
+def test_a_judge_whose_replies_are_always_too_large_stops_the_run_after_a_few(loopback_openai, kind):
+    # no retry makes such a server's replies smaller: a few in a row stop the run (not a long backoff to the outage limit)
+    if kind == "plain":
+        raw = Raw(reply_body("x" * (2 * MAX_REPLY_BYTES) + r" \boxed{yes}"))
+    else:
+        raw = Raw(gzip_bomb(8 * MAX_REPLY_BYTES), (("Content-Encoding", "gzip"),))
+    server = loopback_openai(lambda body: raw)
+    items = [JudgeItem("How many edges has a cube?", "12", rf"so \boxed{{{answer}}}") for answer in range(4)]
+    with pytest.raises(JudgeError, match=r"the judge's replies are too large: 3 in a row") as raised:
+        judge_items(items, settings_for(server, concurrency=1), progress=False)
+    assert "0 of 4 verdicts arrived" in str(raised.value) and server.url in str(raised.value)
+    assert len(server.requests) == llm_module.OVERSIZED_IN_A_ROW
+
+
+def test_a_verdict_between_oversized_replies_keeps_the_run_going(loopback_openai):
+    oversized = Raw(reply_body("x" * (2 * MAX_REPLY_BYTES) + r" \boxed{yes}"))
+    answers = iter([oversized, oversized, None, oversized, oversized, None])
+    server = loopback_openai(lambda body: next(answers, None) or exact_match_judge(body))
+    items = [JudgeItem("How many edges has a cube?", "12", rf"so \boxed{{{answer}}}") for answer in (12, 13)]
+    report = judge_items(items, settings_for(server, concurrency=1), progress=False)
+    assert [verdict.correct for verdict in report.verdicts] == [True, False]
+    assert len(server.requests) == 6
+
+
 def test_a_gzip_reply_within_the_limit_is_read(loopback_openai):
     server = loopback_openai(
         lambda body: Raw(zlib.compress(reply_body(r"\boxed{yes}")), (("Content-Encoding", "deflate"),))

@@ -45,6 +45,9 @@ counted, never silently wrong.
   after that, a 4xx that names the item (e.g. "maximum context length") makes
   that prompt alone unresolved, but :data:`REJECTIONS_IN_A_ROW` of them with
   no verdict in between stop the run;
+* :data:`OVERSIZED_IN_A_ROW` replies over the size limit in a row, with no
+  verdict between them (a URL that is not a chat-completions endpoint, or a
+  broken server: no retry makes its replies smaller);
 * a judge that stops answering: :func:`failures_in_a_row_limit` failed
   requests in a row (connections, timeouts, 5xx; not 429s or replies without
   a verdict) with no verdict in between.  The message says how many verdicts
@@ -77,7 +80,7 @@ from loguru import logger
 
 from gpassk_opencompass.errors import clause
 from gpassk_opencompass.judges.prompts import judge_protocol
-from gpassk_opencompass.judges.transport import RedirectRefused, TransportFault, judge_http_client
+from gpassk_opencompass.judges.transport import RedirectRefused, ReplyTooLarge, TransportFault, judge_http_client
 from gpassk_opencompass.judges.types import JudgeSettings
 from gpassk_opencompass.redaction import redact
 
@@ -93,6 +96,8 @@ REPLIES_WITHOUT_VERDICT = 6
 MAX_TOKENS_GROWTH = 4
 #: Item-level rejections (4xx) in a row, with no verdict between them, that stop the run.
 REJECTIONS_IN_A_ROW = 3
+#: Replies over the size limit in a row, with no verdict between them, that stop the run.
+OVERSIZED_IN_A_ROW = 3
 #: Least number of failed requests in a row (no verdict between) that means the judge stopped answering.
 MIN_FAILURES_IN_A_ROW = 12
 #: Longest server message quoted in a reason or an error.
@@ -455,6 +460,7 @@ class _AskAll:
         self.stopping = False
         self.confirmed = False  # some endpoint has given a verdict
         self.rejections_in_a_row = 0
+        self.oversized_in_a_row = 0
         self.failures_in_a_row = 0
         self.failure_limit = failures_in_a_row_limit(len(settings.urls), settings.concurrency)
         self.last_verdict = time.monotonic()  # when a verdict last arrived (the run's start before the first)
@@ -583,6 +589,16 @@ class _AskAll:
             retry_after = parse_retry_after(error.response.headers)
         except TransportFault as error:
             problem = short(error, 160)
+            if isinstance(error, ReplyTooLarge):
+                self.oversized_in_a_row += 1
+                if self.oversized_in_a_row >= OVERSIZED_IN_A_ROW:
+                    raise JudgeError(
+                        f"the judge's replies are too large: {self.oversized_in_a_row} in a row with no verdict "
+                        f"between them (last: {problem} at {url}); is it a chat-completions endpoint? "
+                        f"{self.arrived} of {len(self.prompts)} verdicts arrived before that",
+                        arrived=self.arrived,
+                        mid_run=True,
+                    ) from None
         else:
             outage = False  # the server answers; this reply is just not a verdict
             content, finish_reason = reply_content(reply), reply_finish_reason(reply)
@@ -603,7 +619,7 @@ class _AskAll:
                 correct = self.protocol.parse(content)
                 if correct is not None:
                     self.confirmed = True
-                    self.rejections_in_a_row = self.failures_in_a_row = 0
+                    self.rejections_in_a_row = self.oversized_in_a_row = self.failures_in_a_row = 0
                     self.arrived += 1
                     self.last_verdict = time.monotonic()
                     self._finish(attempt, JudgeAnswer(correct, self.protocol.reason(content, correct), finish_reason))

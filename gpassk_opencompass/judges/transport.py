@@ -41,6 +41,10 @@ class TransportFault(httpx.TransportError):
     """The request got no usable reply (oversized or unreadable body): a retry may help."""
 
 
+class ReplyTooLarge(TransportFault):
+    """The reply's body, sent or inflated, is over the size limit: a judge that keeps doing it is misconfigured."""
+
+
 class RedirectRefused(httpx.TransportError):
     """The server answered with a redirect; it is not followed."""
 
@@ -98,7 +102,8 @@ async def read_bounded(response: httpx.Response, limit: int = MAX_REPLY_BYTES) -
     """The body of ``response``, decompressed, refused once it passes ``limit`` bytes sent or inflated.
 
     Raises:
-        TransportFault: the body is over ``limit``, or in an encoding other
+        ReplyTooLarge: the body is over ``limit`` (sent or inflated).
+        TransportFault: the body is in an encoding other
             than identity, gzip or deflate, or not valid compressed data.
     """
     encoding = response.headers.get("content-encoding", "identity").strip().lower()
@@ -106,19 +111,19 @@ async def read_bounded(response: httpx.Response, limit: int = MAX_REPLY_BYTES) -
         raise TransportFault(f"reply in an unsupported content encoding {encoding!r}")
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
-        raise TransportFault(f"reply of {int(declared)} bytes is over the limit of {limit} bytes")
+        raise ReplyTooLarge(f"reply of {int(declared)} bytes is over the limit of {limit} bytes")
     inflate = zlib.decompressobj(wbits=47) if encoding in _INFLATED else None  # 47: gzip or zlib header
     parts, sent, size = [], 0, 0
     try:
         async for chunk in response.aiter_raw():
             sent += len(chunk)
             if sent > limit:
-                raise TransportFault(f"reply is over the limit of {limit} bytes")
+                raise ReplyTooLarge(f"reply is over the limit of {limit} bytes")
             if inflate is not None:
                 chunk = inflate.decompress(chunk, limit - size + 1)
             size += len(chunk)
             if size > limit:
-                raise TransportFault(f"reply inflates to over the limit of {limit} bytes ({encoding})")
+                raise ReplyTooLarge(f"reply inflates to over the limit of {limit} bytes ({encoding})")
             parts.append(chunk)
     except zlib.error as error:
         raise TransportFault(f"reply is not valid {encoding} data ({error})") from None
