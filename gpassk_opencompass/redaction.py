@@ -59,7 +59,7 @@ _NOT_SECRETS = frozenset({"", "EMPTY", "ENV", "none", "None", "null"})
 _MIN_SECRET_CHARS = 6
 
 # Punctuation that ends the sentence a URL stands in, not the URL's last parameter value ("...?token=abc: failed").
-_SENTENCE_PUNCTUATION = ":,;.)]"
+_SENTENCE_PUNCTUATION = "".join([":", ",", ";", ".", ")", "]"])
 
 
 def _mask_value(found: re.Match) -> str:
