@@ -2,7 +2,7 @@
 
 Owns two rules that every writer in the package follows:
 
-* **Atomic**: :func:`write_text_atomic` / :func:`write_bytes_atomic` write a
+* **Atomic**: :func:`write_text_atomic` / :func:`write_bytes_atomic` / :func:`write_chunks_atomic` write a
   temporary file in the destination's own folder, flush it to disk, then
   ``os.replace`` it over the destination.  A crash or Ctrl-C leaves either
   the old file or the new one, never a half-written or empty one.
@@ -58,20 +58,7 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
     The destination's folder must exist.  Permissions of a new file follow the
     umask, like ``open(path, "w")``; an existing file's mode is kept.
     """
-    path = pathlib.Path(path)
-    folder = path.parent if str(path.parent) else pathlib.Path(".")
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, _mode_for(path))
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    write_chunks_atomic(path, (data,))
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
@@ -80,9 +67,39 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     Text that cannot be UTF-8 (a lone surrogate) is written with U+FFFD in
     its place rather than failing after the work that produced it.
     """
-    write_bytes_atomic(
-        path, text.encode("utf-8", errors="surrogatepass").decode("utf-8", errors="replace").encode("utf-8")
-    )
+    write_chunks_atomic(path, (text,))
+
+
+def write_chunks_atomic(path: str | os.PathLike, chunks: Iterable[str | bytes]) -> None:
+    """Write ``chunks`` one after another to ``path`` atomically, as :func:`write_bytes_atomic` and
+    :func:`write_text_atomic` do (text as UTF-8, a lone surrogate as U+FFFD): a big document is written
+    as it is produced, never held whole in memory.  If producing a chunk raises, ``path`` is untouched.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.txt"
+    >>> write_chunks_atomic(path, (f"{row}\\n" for row in range(3)))
+    >>> path.read_text()
+    '0\\n1\\n2\\n'
+    """
+    path = pathlib.Path(path)
+    folder = path.parent if str(path.parent) else pathlib.Path(".")
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            for chunk in chunks:
+                file.write(
+                    chunk
+                    if isinstance(chunk, bytes)
+                    else chunk.encode("utf-8", errors="surrogatepass").decode("utf-8", errors="replace").encode("utf-8")
+                )
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, _mode_for(path))
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def _mode_for(path: pathlib.Path) -> int:

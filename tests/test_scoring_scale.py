@@ -53,3 +53,82 @@ def test_the_memory_of_a_generation_is_a_reference_not_a_verdict_record(tmp_path
         tracemalloc.stop()
     per_generation = (peaks[128] - peaks[64]) / (len(COUNTS) * 64)
     assert per_generation < 100, per_generation  # a verdict record and an item per generation cost ~1,000 bytes
+
+
+def _scoring_peak(source, output, k: int) -> int:
+    """tracemalloc's peak while ``gpassk score`` (its Python face) reads ``source``, scores it and writes ``output``."""
+    from gpassk_opencompass.judges import JudgeSettings
+    from gpassk_opencompass.scoring.flow import ScoringRequest, score_file
+
+    tracemalloc.start()
+    try:
+        score_file(source, ScoringRequest(ks=(k,)), JudgeSettings(kind="rule"), output=output, progress=False)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def _short_lines(path, lines: int):
+    """``lines`` questions of one short generation each, as the benchmark's million short lines."""
+    with open(path, "w", encoding="utf-8") as file:
+        for q in range(lines):
+            reference = q % 100
+            answer = reference if q % 5 < 3 else reference + 1
+            file.write(
+                json.dumps(
+                    {
+                        "id": f"q{q}",
+                        "question": f"p{reference}",
+                        "answer": str(reference),
+                        "predictions": [f"\\boxed{{{answer}}}"],
+                    }
+                )
+                + "\n"
+            )
+    return path
+
+
+def test_a_question_costs_under_a_kilobyte_from_its_line_to_the_written_results(tmp_path):
+    """A million questions within the 1.2 GB budget: reading, judging, counting and writing one question holds
+    under 1,000 bytes at the peak (its parsed line, an index, its digests; its details entry is built when
+    written), not a record and a document entry (~5 KB each before)."""
+    peaks = {}
+    for lines in (1_000, 10_000, 20_000):  # the first imports math-verify and starts the workers: not compared
+        source = _short_lines(tmp_path / f"short{lines}.jsonl", lines)
+        peaks[lines] = _scoring_peak(source, tmp_path / f"short{lines}.json", k=1)
+    per_question = (peaks[20_000] - peaks[10_000]) / 10_000
+    assert per_question < 1_000, per_question
+    written = json.loads((tmp_path / "short20000.json").read_text())
+    assert [question["c"] for question in written["details"][:5]] == [1, 1, 1, 0, 0]
+    assert written["accuracy"] == 60.0
+
+
+def test_a_generation_costs_its_text_and_an_index_from_its_line_to_the_written_results(tmp_path):
+    """Doubling n through the whole command (results written) adds per generation at most its text and an index,
+    not a verdict entry held in a document in memory."""
+    peaks = {}
+    for n in (32, 64, 128):  # the first imports math-verify and starts the workers: not compared
+        source = write_jsonl(tmp_path / f"gens{n}.jsonl", generations(COUNTS, n=n))
+        peaks[n] = _scoring_peak(source, tmp_path / f"gens{n}.json", k=4)
+    per_generation = (peaks[128] - peaks[64]) / (len(COUNTS) * 64)
+    assert per_generation < 150, per_generation
+
+
+def test_the_compact_details_read_as_the_records_written(tmp_path):
+    """What ``score`` returns (details held compactly) reads as what it wrote: records, labels, digests, document."""
+    from gpassk_opencompass.scoring.flow import Question, score
+    from gpassk_opencompass.scoring.results import load_results, texts_digest
+
+    questions = [
+        Question(f"q{q}", f"p{q}", "7", tuple(f"\\boxed{{{7 + (q + g) % 3}}}" for g in range(4)), labels={"split": s})
+        for q, s in enumerate(["a", "b", "a"])
+    ]
+    output = tmp_path / "results.json"
+    results = score(questions, k=2, judge="rule", output=output, subsets=("split",), progress=False)
+    read = load_results(output)
+    assert results.details == read.details and read.details == results.details
+    assert results.document() == json.loads(output.read_text())
+    assert [question.c for question in results.details] == [2, 1, 1]  # 7 of 7, 8, 9 (cycled from q)
+    assert results.details[-1].labels == {"split": "a"} and results.details[1:2] == (read.details[1],)
+    assert results.details[0].generations_sha256 == texts_digest(questions[0].predictions)
+    assert results.details[2].question_sha256 == texts_digest(["p2", "7"])

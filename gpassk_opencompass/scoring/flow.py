@@ -37,9 +37,11 @@ from __future__ import annotations
 
 import numbers
 import os
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 from pydantic import model_validator
@@ -52,13 +54,15 @@ from gpassk_opencompass.files import UnreadableJSON, load_json_text
 from gpassk_opencompass.judges import LANGUAGES, CheckCorrectFn, Judge, JudgeItem, JudgeSettings
 from gpassk_opencompass.judges.registry import as_judge, is_builtin, load_judge, resolve_kind
 from gpassk_opencompass.scoring.results import (
+    DIGEST_FIELDS,
     IDENTICAL_SHARE_WARNING,
+    CompactDetails,
     ResultsFile,
     bayes_block,
     gpassk_results,
     identical_share,
-    question_record,
     results_document,
+    texts_sha256,
     warn_if_identical,
     write_results,
 )
@@ -73,6 +77,10 @@ LANGUAGE_ALIASES = {"en": "en", "english": "en", "cn": "cn", "zh": "cn", "zh-cn"
 _FIELDS = {"id": str, "question": str, "answer": str, "predictions": list, "language": str}
 #: The optional per-prediction fields: what the tool that made the samples extracted, and its verdicts.
 _SOURCE_FIELDS = {"source_extracted": (str,), "source_verdicts": (bool,)}
+
+
+#: The labels of a question without any: one shared, read-only mapping (not an empty dict per question).
+NO_LABELS: Mapping[str, str] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)  # slots: a million questions in memory cost a third as much
@@ -97,7 +105,7 @@ class Question:
     reference: str
     predictions: tuple[str, ...]
     language: str = "en"
-    labels: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=lambda: NO_LABELS)  # shared: not a dict per question
     source_extracted: tuple[str | None, ...] | None = None
     source_verdicts: tuple[bool | None, ...] | None = None
 
@@ -420,23 +428,23 @@ def scored_results(
     """
     judge = as_judge(judge)
     check_questions(questions, request)
-    slots, items, repeats = _distinct_generations(questions)
+    slots, offsets, items, repeats = _distinct_generations(questions)
     judged = judge.judge(items, progress=progress, repeats=repeats)
-    verdicts = judged.verdicts  # one per distinct generation, shared by its generations
-    details = [
-        question_record(
-            question.id,
-            [verdicts[slot] for slot in question_slots],
-            {column: str(question.labels[column]) for column in request.subsets},
-            generations=question.predictions,
-            question=(question.question, question.reference),
-        )
-        for question, question_slots in zip(questions, slots)
-    ]
+    del items
+    digests = bytearray(), bytearray()  # per question 32 bytes each: no list of a million digests
+    for question in questions:
+        digests[0].extend(texts_sha256(question.predictions))
+        digests[1].extend(texts_sha256((question.question, question.reference)))
+    details = CompactDetails(
+        [question.id for question in questions],
+        {column: [str(question.labels[column]) for question in questions] for column in request.subsets},
+        judged.verdicts,  # one per distinct generation, shared by its generations
+        slots,
+        offsets,
+        dict(zip(DIGEST_FIELDS, digests)),
+    )
     del slots
-    counts = [detail.c for detail in details]
-    n = [detail.n for detail in details]
-    subsets = {column: [detail.labels[column] for detail in details] for column in request.subsets}
+    counts, n, subsets = details.c, details.n, details.labels
     results = gpassk_results(
         counts,
         n,
@@ -452,7 +460,7 @@ def scored_results(
     if request.bayes:  # resolved verdicts only: an unresolved one is left out of its question's n
         bayes = bayes_block(
             counts,
-            [detail.n - detail.unresolved for detail in details],
+            n - details.unresolved,
             request.ks,
             request.thresholds,
             prior=request.prior,
@@ -474,33 +482,31 @@ def scored_results(
     )
 
 
-def _distinct_generations(questions: Sequence[Question]) -> tuple[list[list[int]], list[JudgeItem], list[int]]:
+def _distinct_generations(questions: Sequence[Question]) -> tuple[array, array, list[JudgeItem], list[int]]:
     """Each distinct (question, reference, generation, language) once: the flow's per-generation work is a lookup.
 
-    Returns, per question, the index of each of its generations among the
-    distinct items; the distinct :class:`JudgeItem` values; and how many
-    generations each stands for.
+    Returns, per generation (questions in order), the index of its distinct
+    item; where each question's generations start (then the end); the
+    distinct :class:`JudgeItem` values; and how many generations each stands for.
 
-    >>> slots, items, repeats = _distinct_generations([Question("a", "q", "1", ("x", "y", "x"))])
-    >>> slots, [item.response for item in items], repeats
-    ([[0, 1, 0]], ['x', 'y'], [2, 1])
+    >>> slots, offsets, items, repeats = _distinct_generations([Question("a", "q", "1", ("x", "y", "x"))])
+    >>> slots.tolist(), offsets.tolist(), [item.response for item in items], repeats
+    ([0, 1, 0], [0, 3], ['x', 'y'], [2, 1])
     """
     slot_of: dict[tuple[str, str, str], dict] = {}  # (question, reference, language) -> generation -> slot
     items: list[JudgeItem] = []
-    slots = []
+    slots, offsets = array("i"), array("q", [0])
     for question in questions:
         table = slot_of.setdefault((question.question, question.reference, question.language), {})
-        keys = _generation_keys(question)
-        for key in keys:
-            if key not in table:
-                table[key] = len(items)
+        for key in _generation_keys(question):
+            slot = table.get(key)
+            if slot is None:
+                slot = table[key] = len(items)
                 items.append(JudgeItem(question.question, question.reference, key[0], question.language, *key[1:]))
-        slots.append([table[key] for key in keys])
-    repeats = [0] * len(items)
-    for question_slots in slots:
-        for slot in question_slots:
-            repeats[slot] += 1
-    return slots, items, repeats
+            slots.append(slot)
+        offsets.append(len(slots))
+    repeats = np.bincount(np.frombuffer(slots, dtype=np.int32), minlength=len(items)).tolist()
+    return slots, offsets, items, repeats
 
 
 def _generation_keys(question: Question) -> list[tuple]:

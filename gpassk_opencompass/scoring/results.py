@@ -43,13 +43,16 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import operator
 import os
 import types
 import typing
 import unicodedata
+from array import array
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from json.encoder import encode_basestring  # json.dumps' own string encoder
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -191,7 +194,7 @@ def overall_metrics(counts: ArrayLike, n, ks: Sequence[int], thresholds: Sequenc
 
 
 def unresolved_bounds(
-    details: Sequence[QuestionRecord], ks: Sequence[int], thresholds: Sequence
+    details: CompactDetails, ks: Sequence[int], thresholds: Sequence
 ) -> dict[str, tuple[float, float]]:
     """Per overall metric, ``[value if every unresolved verdict is wrong, value if every one is right]``.
 
@@ -199,26 +202,27 @@ def unresolved_bounds(
     ``c + unresolved`` per question); every metric is non-decreasing in ``c``,
     so the true value lies between them.
 
-    >>> unresolved_bounds([QuestionRecord(id="a", c=1, n=4, unresolved=2), QuestionRecord(id="b", c=4, n=4)], [4], [1.0])
+    >>> verdicts = [Verdict(True, "1", "ok", "rule"), Verdict(None, None, "timed out", "rule"), Verdict(False)]
+    >>> unresolved_bounds(CompactDetails(["a", "b"], {}, verdicts, [0, 1, 1, 2, 0, 0, 0, 0], [0, 4, 8]), [4], [1.0])
     {'accuracy (4 runs average)': (62.5, 87.5), 'G-Pass@4_1.0': (50.0, 50.0), 'mG-Pass@4': (50.0, 75.0)}
     """
-    n = [detail.n for detail in details]
-    low = [detail.c for detail in details]
-    high = [detail.c + detail.unresolved for detail in details]
-    lows, highs = overall_metrics(low, n, ks, thresholds), overall_metrics(high, n, ks, thresholds)
+    lows = overall_metrics(details.c, details.n, ks, thresholds)
+    highs = overall_metrics(details.c + details.unresolved, details.n, ks, thresholds)
     return {key: (lows[key], highs[key]) for key in lows}
 
 
-def unresolved_reasons(details: Sequence[QuestionRecord], top: int = TOP_REASONS) -> list[tuple[str, int]]:
-    """The most frequent reasons of unresolved verdicts, ``[(reason, count), ...]`` (redacted).
+def unresolved_reasons(details: CompactDetails, top: int = TOP_REASONS) -> list[tuple[str, int]]:
+    """The most frequent reasons of unresolved verdicts, ``[(reason, count), ...]`` (redacted), counted per generation.
 
-    >>> unresolved_reasons([question_record("q1", [Verdict(None, None, "timed out", "rule"),
-    ...     Verdict(True, "1", "ok", "rule"), Verdict(None, None, "timed out", "rule")])])
+    >>> unknown = Verdict(None, None, "timed out", "rule")
+    >>> unresolved_reasons(CompactDetails(["q1"], {}, [unknown, Verdict(True, "1", "ok", "rule")], [0, 1, 0], [0, 3]))
     [('timed out', 2)]
     """
-    counted = Counter(
-        redact(verdict.reason) for detail in details for verdict in detail.verdicts if verdict.correct is None
-    )
+    uses = np.bincount(details.slot_array(), minlength=len(details.verdicts)).tolist()
+    counted: Counter[str] = Counter()
+    for verdict, count in zip(details.verdicts, uses):
+        if verdict.correct is None and count:
+            counted[redact(verdict.reason)] += count
     return counted.most_common(top)
 
 
@@ -262,39 +266,6 @@ def warn_if_identical(share: float, threshold: float = IDENTICAL_SHARE_WARNING) 
         )
 
 
-def question_record(
-    question_id: str,
-    verdicts: Sequence[Verdict],
-    labels: Mapping[str, str] | None = None,
-    *,
-    generations: Sequence[str] | None = None,
-    question: tuple[str, str] | None = None,
-) -> QuestionRecord:
-    """One question's entry of ``details``: id, c, n, subset labels, unresolved count, the digests of its
-    ``generations`` and of its ``(question text, gold answer)`` (when given), every verdict.
-
-    ``verdicts`` are its generations' verdicts in order; generations with one
-    verdict share one :class:`~gpassk_opencompass.judges.types.Verdict`.
-
-    >>> record = question_record("q1", [Verdict(True, "2", "ok", "rule"), Verdict(None, None, "timed out", "rule")])
-    >>> record.c, record.n, record.unresolved
-    (1, 2, 1)
-    """
-    correct = [verdict.correct for verdict in verdicts]  # True, False or None
-    digests = {
-        field: texts_digest(texts) for field, texts in zip(DIGEST_FIELDS, (generations, question)) if texts is not None
-    }
-    return QuestionRecord(
-        id=question_id,
-        c=correct.count(True),
-        n=len(correct),
-        **(labels or {}),
-        unresolved=correct.count(None),
-        **digests,
-        verdicts=tuple(verdicts),
-    )
-
-
 def texts_digest(texts: Sequence[str]) -> str:
     """sha256 (hex) of texts in order, each NFC-normalised: equal exactly when the texts are.
 
@@ -306,8 +277,20 @@ def texts_digest(texts: Sequence[str]) -> str:
     >>> texts_digest(["\\boxed{2}", "3"]) == texts_digest(["3", "\\boxed{2}"])
     False
     """
-    normalized = [unicodedata.normalize("NFC", text) for text in texts]
-    return hashlib.sha256(json.dumps(normalized, ensure_ascii=False).encode("utf-8")).hexdigest()
+    return texts_sha256(texts).hex()
+
+
+def texts_sha256(texts: Iterable[str]) -> bytes:
+    """The 32 bytes of :func:`texts_digest`: sha256 of the JSON list of the NFC-normalised texts (``json.dumps``
+    with ``ensure_ascii=False``, built here from its own string encoder: the same bytes, a third of the time).
+
+    >>> texts = ["\\boxed{2}", "caf\\u0065\\u0301", 'say "x"\\n', ""]
+    >>> normalized = [unicodedata.normalize("NFC", text) for text in texts]
+    >>> texts_sha256(texts) == hashlib.sha256(json.dumps(normalized, ensure_ascii=False).encode("utf-8")).digest()
+    True
+    """
+    encoded = ", ".join([encode_basestring(unicodedata.normalize("NFC", text)) for text in texts])
+    return hashlib.sha256(f"[{encoded}]".encode()).digest()
 
 
 def results_document(
@@ -319,7 +302,7 @@ def results_document(
     thresholds: Sequence,
     benchmark: str | None,
     identical: float,
-    details: Sequence[QuestionRecord],
+    details: CompactDetails,
     allow_unresolved: bool = False,
     bayes: Mapping[str, BayesEstimate] | None = None,
 ) -> ResultsFile:
@@ -364,9 +347,8 @@ def results_document(
         unresolved_reasons=unresolved_reasons(details),
         **when_apply,
     )
-    return ResultsFile(
-        **(results.metrics if keep_metrics else {}), unresolved=unresolved, gpassk=info, details=tuple(details)
-    )
+    header = ResultsFile(**(results.metrics if keep_metrics else {}), unresolved=unresolved, gpassk=info, details=())
+    return header.model_copy(update={"details": details})  # validated: each record is built when read
 
 
 def unresolved_summary(results: ResultsFile | Mapping, *, resume: str) -> str:
@@ -583,6 +565,122 @@ class QuestionRecord(Contract):
         return dict(self.__pydantic_extra__ or {})
 
 
+class CompactDetails(Sequence[QuestionRecord]):
+    """The ``details`` of a scoring, held compactly: each :class:`QuestionRecord` is built when it is read.
+
+    Per generation a 4-byte index into the shared verdicts (one per distinct
+    generation), per question its id, subset labels and 32-byte digests: a
+    million questions cost ~150 bytes each, not a record's ~1.4 KB, and the
+    results are written from them row by row (:func:`write_results`).
+    :func:`~gpassk_opencompass.scoring.flow.scored_results` returns its
+    ``details`` so; a file read back holds a tuple of records. Both read the same.
+
+    Args:
+        ids: the question ids, in order.
+        labels: ``{subset column: one label per question}``.
+        verdicts: the distinct verdicts.
+        slots: per generation (questions in order, then generations in order), its index in ``verdicts``.
+        offsets: where each question's generations start in ``slots``, then the end (one more than ``ids``).
+        digests: ``{field of DIGEST_FIELDS: 32 bytes per question, concatenated}`` (:func:`texts_sha256`).
+
+    >>> right, wrong = Verdict(True, "1", "ok", "rule"), Verdict(False, "2", "differ", "rule")
+    >>> details = CompactDetails(["a", "b"], {"split": ["x", "y"]}, [right, wrong], [0, 1, 0], [0, 2, 3])
+    >>> len(details), details[0].c, details[0].n, details[-1].labels, details[1].verdicts == (right,)
+    (2, 1, 2, {'split': 'y'}, True)
+    """
+
+    def __init__(
+        self,
+        ids: Sequence[str],
+        labels: Mapping[str, Sequence[str]],
+        verdicts: Sequence[Verdict],
+        slots: Iterable[int],
+        offsets: Iterable[int],
+        digests: Mapping[str, bytes | bytearray] | None = None,
+    ) -> None:
+        self.ids = list(ids)
+        self.labels = {column: list(values) for column, values in labels.items()}
+        self.verdicts = list(verdicts)
+        self.slots = slots if isinstance(slots, array) and slots.typecode == "i" else array("i", slots)
+        self.offsets = offsets if isinstance(offsets, array) and offsets.typecode == "q" else array("q", offsets)
+        self.digests = dict(digests or {})
+        per_generation = self.slot_array()
+        owner = np.repeat(np.arange(len(self.ids)), np.diff(np.frombuffer(self.offsets, dtype=np.int64)))
+
+        def count(which: list[bool]) -> np.ndarray:
+            hits = np.array(which, dtype=np.int64)[per_generation] if len(per_generation) else per_generation
+            return np.bincount(owner, weights=hits, minlength=len(self.ids)).astype(np.int64)
+
+        self.n = np.diff(np.frombuffer(self.offsets, dtype=np.int64))
+        self.c = count([verdict.correct is True for verdict in self.verdicts])
+        self.unresolved = count([verdict.correct is None for verdict in self.verdicts])
+
+    def slot_array(self) -> np.ndarray:
+        """The per-generation indices into :attr:`verdicts` as a numpy array (no copy)."""
+        return np.frombuffer(self.slots, dtype=np.int32)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @typing.overload
+    def __getitem__(self, index: int) -> QuestionRecord: ...
+
+    @typing.overload
+    def __getitem__(self, index: slice) -> tuple[QuestionRecord, ...]: ...
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return tuple(self[position] for position in range(len(self))[index])
+        position = range(len(self))[index]  # IndexError as a tuple's
+        start, stop = self.offsets[position], self.offsets[position + 1]
+        return QuestionRecord(
+            id=self.ids[position],
+            c=int(self.c[position]),
+            n=stop - start,
+            **{column: values[position] for column, values in self.labels.items()},
+            unresolved=int(self.unresolved[position]),
+            **{field: data[32 * position : 32 * position + 32].hex() for field, data in self.digests.items()},
+            verdicts=tuple(self.verdicts[slot] for slot in self.slots[start:stop]),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (CompactDetails, tuple, list)):
+            return len(self) == len(other) and all(map(operator.eq, self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a tuple of its records, so not hashable
+
+    def rows(self) -> Iterator[tuple[str, int, int, dict[str, str], int, dict[str, str], list[Verdict]]]:
+        """Per question ``(id, c, n, labels, unresolved, digests, verdicts)``, as :func:`_detail_rows` gives them."""
+        columns = list(self.labels.items())
+        verdicts, slots, offsets = self.verdicts, self.slots, self.offsets
+        for position, (question_id, c, unresolved) in enumerate(
+            zip(self.ids, self.c.tolist(), self.unresolved.tolist())
+        ):
+            start, stop = offsets[position], offsets[position + 1]
+            yield (
+                question_id,
+                c,
+                stop - start,
+                {column: values[position] for column, values in columns},
+                unresolved,
+                {field: data[32 * position : 32 * position + 32].hex() for field, data in self.digests.items()},
+                [verdicts[slot] for slot in slots[start:stop]],
+            )
+
+
+def _detail_rows(
+    details: Sequence[QuestionRecord],
+) -> Iterator[tuple[str, int, int, dict[str, str], int, dict[str, str], Sequence[Verdict]]]:
+    """Per question ``(id, c, n, labels, unresolved, digests, verdicts)``: what ``details[]`` writes."""
+    if isinstance(details, CompactDetails):
+        yield from details.rows()
+        return
+    for question in details:
+        digests = {field: getattr(question, field) for field in DIGEST_FIELDS if getattr(question, field) is not None}
+        yield question.id, question.c, question.n, question.labels, question.unresolved, digests, question.verdicts
+
+
 class ResultsFile(Contract):
     """The results document, written and read by this one model (schema :data:`SCHEMA_VERSION`; 1 and 0 read).
 
@@ -736,41 +834,54 @@ class ResultsFile(Contract):
         absent, not null). ``details`` are built leanly: each distinct verdict
         becomes one record shared by every generation it judged.
         """
+        header, rows = self._parts()
+        if rows is None:
+            return header
+        header["details"] = list(rows)
+        return header
+
+    def _parts(self) -> tuple[dict, Iterator[dict] | None]:
+        """The redacted document without ``details``, and its ``details`` entries one by one (``None``: unset).
+
+        Each string is redacted once however often it occurs: the header, each distinct verdict, each
+        question's id and labels; the questions then reference the verdicts' records.
+        """
         from gpassk_opencompass.redaction import redactor
 
         dumped = self.model_dump(mode="json", exclude_unset=True, exclude={"details"})
         metrics = self.model_extra or {}
         header = {**{key: dumped[key] for key in metrics}, **dumped}  # the metrics first, as always
+        redaction = redactor()
         if "details" not in self.model_fields_set:
-            return redactor().data(header)
-        # One redaction pass over what is distinct (the header, each distinct verdict once, each question's id and
-        # labels), so a string is redacted once however often it occurs; then the questions reference the records.
-        distinct: dict[int, Verdict] = {}
-        for question in self.details:
-            for verdict in question.verdicts:
-                distinct.setdefault(id(verdict), verdict)
-        keys = list(distinct)
-        document, redacted_records, questions = redactor().data(
-            [
-                header,
-                [asdict(distinct[key]) for key in keys],
-                [(question.id, question.labels) for question in self.details],
-            ]
-        )
-        records = dict(zip(keys, redacted_records))
-        document["details"] = [
-            {
-                "id": question_id,
-                "c": question.c,
-                "n": question.n,
-                **labels,
-                "unresolved": question.unresolved,
-                **{field: getattr(question, field) for field in DIGEST_FIELDS if getattr(question, field) is not None},
-                "verdicts": [records[id(verdict)] for verdict in question.verdicts],
+            return redaction.data(header), None
+        if isinstance(self.details, CompactDetails):
+            distinct = {id(verdict): verdict for verdict in self.details.verdicts}
+        else:
+            distinct = {id(verdict): verdict for question in self.details for verdict in question.verdicts}
+        header, records = redaction.data([header, {key: asdict(verdict) for key, verdict in distinct.items()}])
+        return header, self._rows(records, redaction)
+
+    def _rows(self, records: Mapping[int, dict], redaction: Callable[[str], str]) -> Iterator[dict]:
+        texts: dict[str, str] = {}
+
+        def text(string: str) -> str:  # each distinct string redacted once (labels repeat; ids do not)
+            done = texts.get(string)
+            if done is None:
+                done = redaction(string)
+                if len(texts) < 10_000:
+                    texts[string] = done
+            return done
+
+        for question_id, c, n, labels, unresolved, digests, verdicts in _detail_rows(self.details):
+            yield {
+                "id": text(question_id),
+                "c": c,
+                "n": n,
+                **{text(column): text(label) for column, label in labels.items()},
+                "unresolved": unresolved,
+                **digests,
+                "verdicts": [records[id(verdict)] for verdict in verdicts],
             }
-            for question, (question_id, labels) in zip(self.details, questions)
-        ]
-        return document
 
 
 #: The command that writes the shipped JSON Schema files again (after a change to the model).
@@ -994,21 +1105,31 @@ def write_results(path, results: ResultsFile | Mapping) -> None:
       ]
     }
     """
-    from gpassk_opencompass.files import write_text_atomic
+    from gpassk_opencompass.files import write_chunks_atomic
 
-    document = read_results(results).document()
-    details = document.pop("details", None)
-    text = json.dumps(document, indent=2, ensure_ascii=False)
-    if details is not None:
-        encode = json.JSONEncoder(ensure_ascii=False).encode
-        rows = ",\n    ".join(map(encode, details))
-        text = (
-            (text[:-2] + ",\n" if document else "{\n")
-            + '  "details": ['
-            + (f"\n    {rows}\n  ]" if details else "]")
-            + "\n}"
-        )
-    write_text_atomic(path, text + "\n")
+    header, rows = read_results(results)._parts()
+    text = json.dumps(header, indent=2, ensure_ascii=False)
+    if rows is None:
+        write_chunks_atomic(path, (text, "\n"))
+        return
+    write_chunks_atomic(path, _streamed((text[:-2] + ",\n" if header else "{\n") + '  "details": [', rows))
+
+
+def _streamed(head: str, rows: Iterator[dict], chunk_chars: int = 1 << 20) -> Iterator[str]:
+    """``head``, then the ``details`` rows one a line (in chunks of about ``chunk_chars``), then the document's end."""
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    yield head
+    chunk: list[str] = []
+    size, separator = 0, "\n    "
+    for row in rows:
+        chunk.append(encode(row))
+        size += len(chunk[-1])
+        if size >= chunk_chars:
+            yield separator + ",\n    ".join(chunk)
+            chunk, size, separator = [], 0, ",\n    "
+    if chunk:
+        yield separator + ",\n    ".join(chunk)
+    yield ("]" if separator == "\n    " and not chunk else "\n  ]") + "\n}\n"
 
 
 # ---------------------------------------------------------------- the console report
