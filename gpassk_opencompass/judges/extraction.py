@@ -20,7 +20,9 @@ the loop keeps stating, is found.
 A response that stops mid-sentence or inside an open box (cut by the token
 limit) never said its final answer: steps 3 and 4, which guess from the
 last line, are skipped for it (:func:`_ends_cut`), so a number from the
-reasoning it was in the middle of is not taken for the answer.
+reasoning it was in the middle of is not taken for the answer (a number
+with a unit or two after it, "12 square units", ends a sentence that only
+lacks its full stop).
 
 When a reasoning model's response holds a ``</think>`` tag only the text
 after the last one is searched: the chain of thought is not the answer.
@@ -72,6 +74,9 @@ _ANSWER_PHRASE = re.compile(
 )
 # Where a sentence ends: "12. The", "12。", not "3.5" (and not inside $…$: see _first_sentence).
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]")
+# A number and at most two words (a unit: "12 square units", "5 cm", "12种") at the very end of a response.
+_UNIT_AFTER_NUMBER = re.compile(r"\d[^\S\n]*(?:(?:[A-Za-z]{1,12}[^\S\n]*){1,2}|[\u4e00-\u9fff]{1,4})$")
+_UNIT_TAIL_CHARS = 40  # the longest such end (2 words of 12 letters, blanks): the search stays bounded
 # How a finished response may end: punctuation, a closing bracket, $, a digit, a closing tag or quote.
 _FINISHED_END = set(".!?。！？;；:：)]}>$*%\"'”’」』∎") | set("0123456789")
 # Words between the answer phrase and the answer itself: "the answer is still 5", "答案是仍然 5".
@@ -261,10 +266,18 @@ def _ends_cut(text: str) -> bool:
     (False, False, True)
     >>> _ends_cut(r"Hence \boxed{12"), _ends_cut(r"Hence \boxed{12}")
     (True, False)
+
+    A number with a unit or two after it ends a finished sentence that only
+    lacks its full stop ("12 square units", "共有12种"):
+
+    >>> _ends_cut("So the area is 12 square units"), _ends_cut("共有12种"), _ends_cut("we have 12 apples and the")
+    (False, False, True)
     """
     stripped = text.rstrip()
-    if not stripped or stripped[-1] not in _FINISHED_END:
-        return bool(stripped)
+    if not stripped:
+        return False
+    if stripped[-1] not in _FINISHED_END:
+        return not _UNIT_AFTER_NUMBER.search(stripped[-_UNIT_TAIL_CHARS:])
     last_box = max(stripped.rfind(command) for command in _COMMANDS)
     return last_box >= 0 and not boxed_spans(stripped[last_box:])
 
