@@ -58,8 +58,9 @@ _NOT_SECRETS = frozenset({"", "EMPTY", "ENV", "none", "None", "null"})
 # A key must be this long to be masked wherever it appears (a 2-letter "key" would mask half the text).
 _MIN_SECRET_CHARS = 6
 
-# Punctuation that ends the sentence a URL stands in, not the URL's last parameter value ("...?token=abc: failed").
-_SENTENCE_PUNCTUATION = "".join([":", ",", ";", ".", ")", "]"])
+# Punctuation that ends the sentence a URL stands in, not the URL's last parameter value ("...?token=abc: failed");
+# not "]", which ends MASK (a value masked already stays one mask).
+_SENTENCE_PUNCTUATION = "".join([":", ",", ";", ".", ")"])
 
 
 def _mask_value(found: re.Match) -> str:

@@ -173,7 +173,7 @@ def test_a_judge_that_dies_mid_run_stops_it_quickly_and_the_verdicts_are_cached(
     assert 1 <= error.arrived <= 20 and len(lines) == error.arrived
     message = str(error)
     assert "the judge stopped answering" in message and f"{error.arrived} of 200 verdicts arrived" in message
-    assert f"kept in the judge cache {cache}: rerun to resume" in message
+    assert f"kept in the judge cache {cache}: the same command resumes" in message
     # stopped after a dozen failures in a row, not after 180 answers x 5 retries
     assert len(retries) <= llm_module.failures_in_a_row_limit(1, 4)
 

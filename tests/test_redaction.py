@@ -99,6 +99,7 @@ def test_ordinary_urls_and_model_names_stay_readable():
         ("(judge http://h/v1?key=abc123), retrying", "(judge http://h/v1?key=[REDACTED]), retrying"),
         ("see http://h/v1?sig=abc123.", "see http://h/v1?sig=[REDACTED]."),
         ("http://h/v1?token=abc:123&x=1", "http://h/v1?token=[REDACTED]&x=1"),
+        ("http://h/v1?token=sk-0123456789abcdef is not served", "http://h/v1?token=[REDACTED] is not served"),
     ],
 )
 def test_the_sentence_around_a_masked_url_token_keeps_its_punctuation(text, expected):

@@ -353,7 +353,7 @@ def _model_stage(
             if not error.arrived:
                 raise
             kept = (
-                f"they are kept in the judge cache {cache.path}: rerun to resume"
+                f"they are kept in the judge cache {cache.path}: the same command resumes"
                 if cache is not None
                 else "no judge cache was set, so they are lost: set one to resume"
             )
