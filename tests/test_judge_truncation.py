@@ -114,10 +114,11 @@ ECHOES = {
     "kind, protocol", [("llm", "gpassk-v2"), ("llm", "livemathbench"), ("cascade", "livemathbench")]
 )
 def test_gpassk_score_never_reads_or_caches_an_echoed_instruction_as_a_verdict(
-    loopback_openai, tmp_path, kind, protocol
+    loopback_openai, tmp_path, monkeypatch, kind, protocol
 ):
     from gpassk_opencompass.cli import EXIT_INCOMPLETE, main
 
+    monkeypatch.setattr(llm_module, "retry_delay", lambda *args: 0.0)  # the CLI's backoff is not what is tested
     server = loopback_openai(lambda body: ECHOES[protocol])
     source = tmp_path / "gens.jsonl"
     row = {"id": "q0", "question": "3 + 4 = ?", "answer": "7", "predictions": [r"\boxed{8}", r"\boxed{8}"]}
