@@ -14,7 +14,7 @@
   looks like a token (an unbroken run of 16+ letters and digits mixing both,
   or of 24+ of either: a hex or base64 secret).
 
-Console messages, log records (:func:`redact_log_record`, a loguru patcher),
+Console messages, log records (:func:`redact_log_record`, the patch of the package's logger),
 verdict reasons, caches, results and details all pass through it.  The work
 is done by a :class:`Redactor` compiled once per set of secrets (the
 environment is read once per :func:`redact`/:func:`redact_data` call, not per
@@ -220,7 +220,7 @@ def redact_data(value, extra: Iterable[str] = ()):
 def redact_log_record(record: Record) -> None:
     """A loguru patcher: redacts the message of every record (a sink that formats a traceback redacts it too).
 
-    Installed by entry points with ``logger.configure(patcher=redact_log_record)``.
+    The package's logger applies it to every record it logs (:mod:`gpassk_opencompass.log`).
 
     >>> record = {"message": "key sk-abcdefghijklmnop refused", "exception": None}
     >>> redact_log_record(record); record["message"]

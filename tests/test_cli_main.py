@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from loguru import logger
 
 from gpassk_opencompass.cli import EXIT_OK, EXIT_USAGE, SUBCOMMANDS, exit_codes, main
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.log import logger
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 SECRET = "sk-cli-probe-0123456789abcdef"

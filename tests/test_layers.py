@@ -75,6 +75,7 @@ CORE = (
     "gpassk_opencompass.cli",
     "gpassk_opencompass.files",
     "gpassk_opencompass.redaction",
+    "gpassk_opencompass.log",
     "gpassk_opencompass.catalog",
     "gpassk_opencompass.errors",
     "gpassk_opencompass.analysis",

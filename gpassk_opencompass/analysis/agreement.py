@@ -36,12 +36,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from loguru import logger
 
 from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details, match_questions
 from gpassk_opencompass.checks import examples
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges.types import Verdict
+from gpassk_opencompass.log import logger
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
 from gpassk_opencompass.render import require_extra
 from gpassk_opencompass.render.reports import to_markdown, write_report

@@ -146,23 +146,23 @@ def add_match_by_option(parser: argparse.ArgumentParser) -> None:
 
 
 def configure_logging(level: str = "INFO") -> None:
-    """Every command's logging: one stderr sink (beside progress bars), every record redacted on the way.
+    """Every command's logging: one stderr sink (beside progress bars).
 
-    The sink looks ``sys.stderr`` up per message, so it follows a swapped stream (tests, notebooks).
+    Every record's message is redacted already (:mod:`gpassk_opencompass.log`); the sink redacts a traceback,
+    which is added after that. It looks ``sys.stderr`` up per message, so it follows a swapped stream (tests,
+    notebooks).
     """
-    from loguru import logger
     from tqdm import tqdm
 
-    from gpassk_opencompass.redaction import redact_log_record
+    from gpassk_opencompass.log import logger
 
     def write(message) -> None:
         text = str(message)
-        if message.record["exception"] is not None:  # the patcher redacts the message; a traceback is added later
+        if message.record["exception"] is not None:  # the message is redacted; its traceback is added later
             text = redact(text)
         tqdm.write(text, file=sys.stderr, end="")
 
     logger.remove()
-    logger.configure(patcher=redact_log_record)
     logger.add(write, level=level, format="{level}: {message}")
 
 

@@ -14,8 +14,6 @@ import shutil
 import sys
 from pathlib import Path
 
-from loguru import logger
-
 from gpassk_opencompass.cli import (
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
@@ -29,6 +27,7 @@ from gpassk_opencompass.cli import (
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.grid import launch as grid_launch
 from gpassk_opencompass.grid import status as grid_status
+from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact
 
 #: The exit code of each grid outcome.

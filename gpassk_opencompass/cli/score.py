@@ -277,10 +277,9 @@ def say(message: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from loguru import logger
-
     from gpassk_opencompass.errors import clause
     from gpassk_opencompass.judges import JudgeError
+    from gpassk_opencompass.log import logger
     from gpassk_opencompass.redaction import redact
     from gpassk_opencompass.scoring.flow import resolve_judge, score_file, with_verdict_cache
     from gpassk_opencompass.scoring.results import format_report, unresolved_summary

@@ -57,7 +57,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from loguru import logger
 from tqdm import tqdm
 
 from gpassk_opencompass.errors import InputError
@@ -74,6 +73,7 @@ from gpassk_opencompass.grid.status import (
     RunStatus,
     config_status,
 )
+from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact
 
 TIMESTAMP_FORMAT = "%Y%m%d_%H%M%S"  # OpenCompass's run folder names

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loguru import logger
 from mmengine.config import Config
 
 from gpassk_opencompass import __version__
@@ -48,6 +47,7 @@ from gpassk_opencompass.grid.spec import (
     refuse_unsafe_text,
 )
 from gpassk_opencompass.judges.prompts import DEFAULT_JUDGE_PROMPT
+from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact
 
 MANIFEST = "manifest.json"

@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import cast
 from urllib.parse import urlsplit
 
-from loguru import logger
 from tqdm import tqdm
 
 from gpassk_opencompass.errors import clause
@@ -51,6 +50,7 @@ from gpassk_opencompass.judges.prompts import judge_protocol
 from gpassk_opencompass.judges.registry import judge_kind
 from gpassk_opencompass.judges.types import JudgeItem, JudgeReport, JudgeSettings, JudgeStats, Verdict
 from gpassk_opencompass.judges.workers import judge_by_rule
+from gpassk_opencompass.log import logger
 
 
 @dataclass(frozen=True)

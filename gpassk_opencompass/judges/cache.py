@@ -40,10 +40,9 @@ import os
 import pathlib
 from dataclasses import dataclass
 
-from loguru import logger
-
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import UnreadableJSON, load_json_text
+from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact_data
 
 

@@ -76,12 +76,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from loguru import logger
-
 from gpassk_opencompass.errors import clause
 from gpassk_opencompass.judges.prompts import judge_protocol
 from gpassk_opencompass.judges.transport import RedirectRefused, ReplyTooLarge, TransportFault, judge_http_client
 from gpassk_opencompass.judges.types import JudgeSettings
+from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact
 
 #: Environment variables holding the judge API key, in order of preference.
@@ -428,7 +427,7 @@ async def _check_endpoint(endpoint: _Endpoint, settings: JudgeSettings) -> None:
             ) from None
         logger.debug(
             "judge server {} answered HTTP {} to the model list; not checking the model name",
-            redact(url),
+            url,
             error.status_code,
         )
         return
@@ -648,7 +647,7 @@ class _AskAll:
         logger.debug(
             "judge request {} to {}: {}; retry {} in {:.2f}s",
             attempt.index,
-            redact(url),
+            url,
             problem,
             attempt.failures,
             delay,
@@ -684,16 +683,14 @@ class _AskAll:
             if retry_after > LOGGED_WAIT:
                 logger.warning(
                     "judge server {} asks to wait {:g}s before retrying (Retry-After); waiting {:g}s at most",
-                    redact(url),
+                    url,
                     retry_after,
                     capped,
                 )
             retry_after = capped
         delay = retry_delay(attempt.failures, settings.backoff_base, settings.backoff_max, retry_after, self.rng)
         if delay > LOGGED_WAIT and (retry_after is None or retry_after <= LOGGED_WAIT):
-            logger.info(
-                "judge request to {} failed; waiting {:.1f}s before retry {}", redact(url), delay, attempt.failures + 1
-            )
+            logger.info("judge request to {} failed; waiting {:.1f}s before retry {}", url, delay, attempt.failures + 1)
         return delay
 
 

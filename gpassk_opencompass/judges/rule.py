@@ -45,10 +45,9 @@ import re
 import zlib
 from dataclasses import dataclass
 
-from loguru import logger
-
 from gpassk_opencompass.judges.magnitude import magnitude
 from gpassk_opencompass.judges.types import Verdict
+from gpassk_opencompass.log import logger
 
 #: What to do about an answer the rule judge could not decide (said in the verdict's reason).
 UNDECIDED_HINT = (

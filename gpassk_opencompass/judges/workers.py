@@ -33,11 +33,11 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection, wait
 from typing import cast
 
-from loguru import logger
 from tqdm import tqdm
 
 from gpassk_opencompass.judges.rule import UNDECIDED_HINT, rule_verdict
 from gpassk_opencompass.judges.types import Verdict
+from gpassk_opencompass.log import logger
 
 #: Largest batch judged in-process (main thread, ``processes=None``).
 IN_PROCESS_LIMIT = 256

@@ -30,8 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from loguru import logger
-
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import check_not_input, write_text_atomic
 from gpassk_opencompass.leaderboard.collect import collect_runs
@@ -42,6 +40,7 @@ from gpassk_opencompass.leaderboard.ranking import (
     rank_leaderboard,
 )
 from gpassk_opencompass.leaderboard.table import LEADERBOARD_THRESHOLDS, build_leaderboard, leaderboard_columns
+from gpassk_opencompass.log import logger
 from gpassk_opencompass.render import require_extra
 from gpassk_opencompass.render.formats import EXTRAS, FORMATS, SUFFIXES
 

@@ -38,11 +38,11 @@ import copy
 import os
 import random
 
-from loguru import logger
 from opencompass.models import OpenAISDK
 from opencompass.models.turbomind_with_tf_above_v4_33 import TurboMindModelwithChatTemplate
 
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.log import logger
 from gpassk_opencompass.plugin.sampling_seeds import replica_seeds
 from gpassk_opencompass.plugin.token_estimate import estimate_tokens
 

@@ -50,9 +50,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loguru import logger
-
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.log import logger
 
 #: Model class name fragments -> (label, packages, GPU needed whatever num_gpus says).
 BACKEND_NEEDS = (

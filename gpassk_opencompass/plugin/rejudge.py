@@ -205,7 +205,7 @@ def rejudge(
         result = output_dir / "results" / target.model_abbr / f"{target.dataset_abbr}.json"
         reason = _why_judge_again(result, asked, dataset_cfg.get("k", 1)) if result.is_file() else None
         if reason is not None:  # OpenCompass skips a dataset whose results file exists
-            from loguru import logger
+            from gpassk_opencompass.log import logger
 
             logger.info("judging {} x {} again into {}: {}", target.model_abbr, target.dataset_abbr, result, reason)
             result.unlink()
@@ -339,7 +339,7 @@ def rejudge_run(
     output_dir = Path(output_dir) if output_dir is not None else default_output(targets)
     if output_dir.exists() and not output_dir.is_dir():
         raise InputError(f"--output {output_dir} is a file; give a directory for the re-judged run")
-    from loguru import logger
+    from gpassk_opencompass.log import logger
 
     for target in targets:
         logger.info(

@@ -621,7 +621,7 @@ def with_verdict_cache(judge: Judge, cache: bool | str | os.PathLike, next_to: s
     if cache is not True:
         cached = judge.with_cache(cache)
         if cached.cache_path is None:
-            from loguru import logger
+            from gpassk_opencompass.log import logger
 
             logger.warning(
                 "cache {}: the {} judge keeps no verdict cache (deterministic and cheap, it judges again on every "
@@ -633,7 +633,7 @@ def with_verdict_cache(judge: Judge, cache: bool | str | os.PathLike, next_to: s
     if judge.cache_path is not None or not judge.asks_model:
         return judge
     if next_to is None:
-        from loguru import logger
+        from gpassk_opencompass.log import logger
 
         logger.warning(
             "no verdict cache: the {} judge's verdicts are lost if the run stops; give cache=PATH "

@@ -57,7 +57,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
-from loguru import logger
 from numpy.typing import ArrayLike
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
@@ -66,6 +65,7 @@ from gpassk_opencompass.contracts import Contract, input_error
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import Judge, JudgeReport
 from gpassk_opencompass.judges.types import Verdict
+from gpassk_opencompass.log import logger
 from gpassk_opencompass.metrics import (
     DEFAULT_THRESHOLDS,
     MetricEstimate,

@@ -23,12 +23,12 @@ import re
 from collections.abc import Mapping
 
 from datasets import Dataset
-from loguru import logger
 from opencompass.datasets.base import BaseDataset
 
 from gpassk_opencompass.catalog import Benchmark, get_benchmark
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import read_json_file
+from gpassk_opencompass.log import logger
 from gpassk_opencompass.plugin.data_check import (
     ERROR,
     BenchmarkCheck,
