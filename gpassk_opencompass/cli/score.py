@@ -165,6 +165,13 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         f"cascade's rule stage), whole seconds from {RULE_TIMEOUT_RANGE[0]} to "
         f"{RULE_TIMEOUT_RANGE[1]} (default: %(default)s)",
     )
+    judge.add_argument(
+        "--judge-timeout",
+        type=float,
+        metavar="S",
+        help="seconds your own judge (module:function) may take on one answer; past them the answer is "
+        "unresolved, its worker process killed and the run goes on (default: 60)",
+    )
 
 
 def add_metric_options(parser: argparse.ArgumentParser) -> None:
@@ -238,6 +245,7 @@ def judge_options(args: argparse.Namespace) -> dict:
         max_tokens=args.judge_max_tokens,
         rule_timeout=args.rule_timeout,
         **({"judge_prompt": args.judge_prompt} if args.judge_prompt is not None else {}),
+        **({"judge_timeout": args.judge_timeout} if args.judge_timeout is not None else {}),
     )
 
 
