@@ -259,7 +259,7 @@ def resume_hint(kind: str, kept: str, rule_timeout: int) -> str:
     >>> print(resume_hint("rule", "", 3))
     the rule judge is deterministic (re-running gives the same): give it more time (--rule-timeout, rule_timeout) or let a judge model decide (--judge cascade); --rule-timeout (now 3 s)
     >>> print(resume_hint("python:my_checks:same", "", 3))
-    python:my_checks:same raised an exception or returned no bool on these (each reason says which): fix the function and run again
+    python:my_checks:same raised an exception, returned no bool or ran past --judge-timeout on these (each reason says which): fix the function (or give it longer) and run again
     """
     from gpassk_opencompass.judges.registry import SOURCE, USER_PREFIX, judge_kind
 
@@ -267,8 +267,8 @@ def resume_hint(kind: str, kept: str, rule_timeout: int) -> str:
         return "the source has no verdict for these samples; judge them with --judge rule, llm or cascade"
     if kind.startswith(USER_PREFIX):
         return (
-            f"{kind} raised an exception or returned no bool on these (each reason says which): fix the "
-            "function and run again"
+            f"{kind} raised an exception, returned no bool or ran past --judge-timeout on these (each reason "
+            "says which): fix the function (or give it longer) and run again"
         )
     if not judge_kind(kind).model:
         from gpassk_opencompass.judges.rule import UNDECIDED_HINT
