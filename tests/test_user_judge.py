@@ -108,6 +108,75 @@ def test_the_function_runs_in_the_calling_thread_so_math_verify_keeps_its_timeou
     assert [verdict.correct for verdict in verdicts] == [True, True, False]
 
 
+def test_a_math_verify_checker_called_off_the_main_thread_still_gets_right_verdicts():
+    """Called from a helper thread (a threaded host), the function still runs in a worker's main thread."""
+    import threading
+
+    from gpassk_opencompass.judges import extract_answer, rule_verdict
+
+    def as_rule(prediction, reference):
+        return rule_verdict(reference, extract_answer(prediction)).correct
+
+    items = [JudgeItem("q", "1/2", prediction) for prediction in (r"\boxed{0.5}", r"\boxed{\frac{2}{4}}", r"\boxed{3}")]
+    found = []
+    thread = threading.Thread(target=lambda: found.extend(PythonJudge(as_rule).judge(items, progress=False).verdicts))
+    thread.start()
+    thread.join(timeout=120)
+    assert [verdict.correct for verdict in found] == [True, True, False]
+
+
+def test_a_function_that_never_returns_on_one_answer_is_unresolved_with_the_limit_and_the_run_goes_on():
+    import time
+
+    hangs_on = "c"
+
+    def stuck(prediction, reference):  # a closure: it reaches its workers by fork
+        if prediction == hangs_on:
+            time.sleep(3600)  # e.g. sympy simplifying 9^{9^{9^9}}
+        return prediction == reference
+
+    results = gpassk_opencompass.score(card_questions(), k=[4], judge=stuck, judge_timeout=1, progress=False)
+    verdicts = results.details[0].verdicts
+    assert [verdict.correct for verdict in verdicts].count(True) == 8
+    assert [verdict.correct for verdict in verdicts].count(False) == 6  # the six "b", judged after the kill
+    assert results.unresolved == 2 and results.gpassk.unresolved_reasons == [
+        (
+            f"{results.gpassk.judge} gave no verdict within 1 s (the judge_timeout); make it return sooner on this "
+            "answer or give it longer (--judge-timeout S, judge_timeout=S)",
+            2,
+        )
+    ]
+
+
+def test_a_function_that_kills_its_process_is_unresolved_not_a_crashed_run():
+    def exits(prediction, reference):
+        if prediction == "b":
+            os._exit(1)
+        return prediction == reference
+
+    verdicts = (
+        PythonJudge(exits, name="python:tests:exits")
+        .judge([JudgeItem("q", "a", prediction) for prediction in ("a", "b", "c")], progress=False)
+        .verdicts
+    )
+    assert [(verdict.correct, verdict.reason) for verdict in verdicts] == [
+        (True, "python:tests:exits returned True"),
+        (None, "python:tests:exits's worker process died on this answer (out of memory, a crash, os._exit)"),
+        (False, "python:tests:exits returned False"),
+    ]
+
+
+def test_a_judge_timeout_is_a_user_judges_setting_only():
+    with pytest.raises(
+        InputError,
+        match="judge_timeout 5 bounds a check_correct_fn's time per answer, but the judge "
+        "is 'rule'; the rule judge's bound is --rule-timeout",
+    ):
+        gpassk_opencompass.score(card_questions(), k=[4], judge="rule", judge_timeout=5)
+    with pytest.raises(InputError, match="judge_timeout must be a number of seconds > 0, got 0"):
+        gpassk_opencompass.score(card_questions(), k=[4], judge=lambda p, r: True, judge_timeout=0)
+
+
 def test_a_judge_prompt_given_with_a_user_judge_is_one_line_not_ignored(tmp_path):
     source = tmp_path / "gens.jsonl"
     source.write_text(json.dumps({"id": "q", "question": "?", "answer": "a", "predictions": ["a", "b"]}) + "\n")
@@ -196,6 +265,44 @@ def test_gpassk_score_a_raising_user_judge_exits_incomplete_with_the_reason(tmp_
     assert "2 x python:broken_checks:same raised KeyError: 'c'" in done.stderr
     assert "fix the function" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "s.json").exists()
+
+
+def test_gpassk_score_a_user_judge_stuck_on_one_answer_is_unresolved_and_the_run_completes(tmp_path):
+    write_module(
+        tmp_path,
+        "slow_checks",
+        """
+        import time
+
+        def same(prediction, reference):
+            while prediction == "c":
+                time.sleep(60)
+            return prediction == reference
+    """,
+    )
+    (tmp_path / "card.jsonl").write_text(json.dumps(card_questions()[0]) + "\n")
+    done = run_gpassk(
+        "score",
+        "card.jsonl",
+        "--k",
+        "4",
+        "--judge",
+        "slow_checks:same",
+        "--judge-timeout",
+        "1",
+        "--allow-unresolved",
+        "--output",
+        "s.json",
+        "--quiet",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 3, done.stderr
+    assert "2 x python:slow_checks:same gave no verdict within 1 s (the judge_timeout)" in done.stderr
+    document = json.loads((tmp_path / "s.json").read_text())
+    assert document["gpassk"]["complete"] is False and document["gpassk"]["judge"] == "python:slow_checks:same"
+    low, high = document["gpassk"]["bounds"]["G-Pass@4_1.0"]
+    assert low == pytest.approx(100 * float(g_pass(16, 8, 4, 1.0)))  # the 8 "a" right, the 6 "b" judged wrong
+    assert high == pytest.approx(100 * float(g_pass(16, 10, 4, 1.0)))  # and the two "c" at best right
 
 
 def test_gpassk_score_judge_from_an_entry_point(tmp_path):

@@ -165,6 +165,13 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         f"cascade's rule stage), whole seconds from {RULE_TIMEOUT_RANGE[0]} to "
         f"{RULE_TIMEOUT_RANGE[1]} (default: %(default)s)",
     )
+    judge.add_argument(
+        "--judge-timeout",
+        type=float,
+        metavar="S",
+        help="seconds your own judge (module:function) may take on one answer; past them the answer is "
+        "unresolved, its worker process killed and the run goes on (default: 60)",
+    )
 
 
 def add_metric_options(parser: argparse.ArgumentParser) -> None:
@@ -238,6 +245,7 @@ def judge_options(args: argparse.Namespace) -> dict:
         max_tokens=args.judge_max_tokens,
         rule_timeout=args.rule_timeout,
         **({"judge_prompt": args.judge_prompt} if args.judge_prompt is not None else {}),
+        **({"judge_timeout": args.judge_timeout} if args.judge_timeout is not None else {}),
     )
 
 
@@ -251,7 +259,7 @@ def resume_hint(kind: str, kept: str, rule_timeout: int) -> str:
     >>> print(resume_hint("rule", "", 3))
     the rule judge is deterministic (re-running gives the same): give it more time (--rule-timeout, rule_timeout) or let a judge model decide (--judge cascade); --rule-timeout (now 3 s)
     >>> print(resume_hint("python:my_checks:same", "", 3))
-    python:my_checks:same raised an exception or returned no bool on these (each reason says which): fix the function and run again
+    python:my_checks:same raised an exception, returned no bool or ran past --judge-timeout on these (each reason says which): fix the function (or give it longer) and run again
     """
     from gpassk_opencompass.judges.registry import SOURCE, USER_PREFIX, judge_kind
 
@@ -259,8 +267,8 @@ def resume_hint(kind: str, kept: str, rule_timeout: int) -> str:
         return "the source has no verdict for these samples; judge them with --judge rule, llm or cascade"
     if kind.startswith(USER_PREFIX):
         return (
-            f"{kind} raised an exception or returned no bool on these (each reason says which): fix the "
-            "function and run again"
+            f"{kind} raised an exception, returned no bool or ran past --judge-timeout on these (each reason "
+            "says which): fix the function (or give it longer) and run again"
         )
     if not judge_kind(kind).model:
         from gpassk_opencompass.judges.rule import UNDECIDED_HINT

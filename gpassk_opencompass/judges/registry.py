@@ -165,7 +165,7 @@ def load_judge(spec: str) -> Judge:
             f"--judge {spec}: {target} is a {type(found).__name__}, not a function; give a "
             "check_correct_fn(prediction, reference) -> bool"
         )
-    return PythonJudge(found, name=USER_PREFIX + target)
+    return PythonJudge(found, name=USER_PREFIX + target, spec=spec)
 
 
 def _import_attribute(spec: str, module_name: str, attribute: str) -> object:

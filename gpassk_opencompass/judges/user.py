@@ -1,13 +1,22 @@
 """The user's own judge: any ``check_correct_fn(prediction, reference) -> bool``, as in the G-Pass@k metric card.
 
 :class:`PythonJudge` calls the function once per distinct (prediction,
-reference) pair, in this process, and records it as ``python:module:function``
-(``gpassk.judge`` in the results). The function sees the raw prediction (the
-whole generation) and the reference, and its answer is taken as it is:
+reference) pair and records it as ``python:module:function`` (``gpassk.judge``
+in the results). The function sees the raw prediction (the whole generation)
+and the reference, and its answer is taken as it is:
 
 * ``True``/``False`` is the verdict;
 * an exception, or anything but a bool, is an *unresolved* verdict
-  (``correct=None``) whose reason says what happened -- never "wrong".
+  (``correct=None``) whose reason says what happened -- never "wrong";
+* no answer within ``timeout`` seconds (:data:`DEFAULT_TIMEOUT`) is unresolved too.
+
+It runs in worker processes (:mod:`~gpassk_opencompass.judges.workers`), in
+their main thread, so a checker built on math-verify keeps its ``signal.alarm``
+timeouts; a worker that overruns the limit on one answer is killed and
+replaced, and the run goes on. A function named ``module:function`` (or an
+entry point) is imported again by each worker; a Python function (a lambda, a
+closure) reaches its workers by ``fork``, so it needs Linux (or another
+platform with ``fork``).
 
 Its verdicts are not cached by default (like the rule judge's, they are local
 and cheap to recompute); given a verdict cache (``cache=``, ``--cache``), they
@@ -33,6 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -40,18 +50,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from tqdm import tqdm
-
-from gpassk_opencompass.errors import clause
+from gpassk_opencompass.checks import finite_number
+from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.judges.batch import check_items, judge_stats
 from gpassk_opencompass.judges.cache import VerdictCache, verdict_key
 from gpassk_opencompass.judges.registry import USER_PREFIX
 from gpassk_opencompass.judges.types import JudgeItem, JudgeReport, Verdict
+from gpassk_opencompass.judges.workers import Start, Worker, default_processes, forked, in_interpreter, judge_in_workers
 
 #: ``Verdict.source`` of a user judge's verdict (``"cache"`` when read back from the verdict cache).
 SOURCE = "python"
 #: Longest reason kept from a user function's exception message.
 MAX_REASON_CHARS = 300
+#: Seconds the function may take on one answer (``--judge-timeout``, ``judge_timeout``) by default.
+DEFAULT_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True)
@@ -62,16 +74,31 @@ class PythonJudge:
         check: the user's ``check_correct_fn(prediction, reference) -> bool``.
         name: what the results record; default ``python:<module>:<qualified name>`` of ``check``.
         cache_path: a verdict cache to keep the verdicts in (``None``: none).
+        timeout: seconds ``check`` may take on one answer before its verdict is unresolved.
+        spec: the ``--judge`` name that imports ``check`` (``module:function`` or an entry point): its
+            workers import it again; ``None``: they are forked copies of this process.
+
+    Raises:
+        InputError: ``timeout`` is not a positive number; ``check`` has no ``spec`` and there is no ``fork``.
     """
 
     check: Callable[[str, str], object]
     name: str = ""
     cache_path: Path | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    spec: str | None = None
     asks_model: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
         if not callable(self.check):
             raise TypeError(f"check must be a function (prediction, reference) -> bool, got {self.check!r}")
+        if finite_number(self.timeout, "judge_timeout") <= 0:
+            raise InputError(f"judge_timeout must be a number of seconds > 0, got {self.timeout!r}")
+        if self.spec is None and "fork" not in multiprocessing.get_all_start_methods():
+            raise InputError(
+                f"{self.check!r:.80}: a function given from Python reaches its worker processes by fork, which "
+                "this platform lacks; name it as module:function instead (--judge my_checks:same)"
+            )
         if not self.name:
             module = getattr(self.check, "__module__", None) or "?"
             function = getattr(self.check, "__qualname__", None) or type(self.check).__qualname__
@@ -81,7 +108,11 @@ class PythonJudge:
         return {"judge": self.name, "judge_model": None}
 
     def with_cache(self, path: str | os.PathLike | None) -> PythonJudge:
-        return PythonJudge(self.check, self.name, None if path is None else Path(path))
+        return PythonJudge(self.check, self.name, None if path is None else Path(path), self.timeout, self.spec)
+
+    def with_timeout(self, timeout: float) -> PythonJudge:
+        """The same judge with another time limit per answer."""
+        return PythonJudge(self.check, self.name, self.cache_path, timeout, self.spec)
 
     def judge(
         self, items: Sequence[JudgeItem], *, progress: bool = True, repeats: Sequence[int] | None = None
@@ -102,14 +133,7 @@ class PythonJudge:
                     verdicts[index] = Verdict(hit.correct, None, hit.reason, "cache")
                     cached += 1
             todo = [index for index, found in enumerate(verdicts) if found is None]
-            for index in tqdm(
-                todo,
-                desc=f"judging with {self.name}",
-                unit="answer",
-                file=sys.stderr,
-                disable=not progress or len(todo) < 2,
-            ):
-                verdict = self._verdict(*pairs[index])
+            for index, verdict in zip(todo, self._in_workers([pairs[index] for index in todo], progress)):
                 verdicts[index] = verdict
                 if cache is not None and verdict.correct is not None:
                     cache.put(keys[index], verdict.correct, verdict.reason, finish_reason=None, judge=self.name)
@@ -119,6 +143,31 @@ class PythonJudge:
         item_verdicts = tuple(cast(Verdict, verdicts[index]) for index in pair_of_item)  # every pair judged above
         stats = judge_stats(self.name, item_verdicts, repeats, unique=len(pairs), cached=cached)
         return JudgeReport(item_verdicts, stats, None)
+
+    def _in_workers(self, pairs: list[tuple[str, str]], progress: bool) -> list[Verdict]:
+        """The verdicts of ``pairs``, each from a worker process within :attr:`timeout` or unresolved."""
+        if not pairs:
+            return []
+        start: Start = (
+            forked(self._verdict)
+            if self.spec is None
+            else in_interpreter(
+                "from gpassk_opencompass.judges.user import serve; "
+                f"serve({{read}}, {{write}}, {self.spec!r}, {self.name!r}, {sys.path!r})"
+            )
+        )
+        return judge_in_workers(
+            pairs,
+            lambda: Worker(start),
+            processes=default_processes(len(pairs)),
+            progress=progress and len(pairs) > 1,
+            desc=f"judging with {self.name}",
+            unresolved=lambda index, reason: Verdict(None, None, reason, SOURCE),
+            deadline=self.timeout,
+            silent=f"{self.name} gave no verdict within {self.timeout:g} s (the judge_timeout); make it return "
+            "sooner on this answer or give it longer (--judge-timeout S, judge_timeout=S)",
+            died=f"{self.name}'s worker process died on this answer (out of memory, a crash, os._exit)",
+        )
 
     def _verdict(self, prediction: str, reference: str) -> Verdict:
         try:
@@ -137,6 +186,26 @@ class PythonJudge:
 
     def _key(self, reference: str, prediction: str) -> str:
         return verdict_key(self.name, f"code {code_digest(self.check)}", "", "", reference, prediction)
+
+
+def serve(read_fd: int, write_fd: int, spec: str, name: str, path: list[str]) -> None:
+    """A worker's main loop for the user judge ``spec``, imported here with the parent's ``sys.path``.
+
+    If it does not import here, each answer is unresolved with the reason (the worker is not restarted per answer).
+    """
+    from gpassk_opencompass.judges.registry import load_judge
+    from gpassk_opencompass.judges.workers import serve_with
+
+    sys.path[:] = path
+    try:
+        judge = load_judge(spec)
+    except Exception as error:  # noqa: BLE001 - an import that worked in the parent failed here: say so per answer
+        reason = f"{name}: its worker process could not import {spec}: {type(error).__name__}: {clause(error)}"
+        serve_with(
+            lambda prediction, reference: Verdict(None, None, reason[:MAX_REASON_CHARS], SOURCE), read_fd, write_fd
+        )
+        return
+    serve_with(cast(PythonJudge, judge)._verdict, read_fd, write_fd)
 
 
 def code_digest(function: Callable) -> str:

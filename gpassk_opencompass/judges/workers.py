@@ -1,4 +1,4 @@
-"""Run the rule judge over many answers without ever hanging.
+"""Run the rule judge (and the user's own judge) over many answers without ever hanging.
 
 math-verify bounds its work with ``signal.alarm``, which only the main thread
 of a process can use, and an alarm cannot interrupt a long computation
@@ -14,6 +14,11 @@ inside C code.  :func:`judge_by_rule` therefore picks one of two ways:
   was on gets ``correct=None`` with the reason, and a fresh worker takes the
   rest.  A worker that dies (out of memory, a crash) is handled the same way.
 
+The pool (:func:`judge_in_workers`) serves the user judge
+(:mod:`~gpassk_opencompass.judges.user`) too: its workers import the
+function again (:func:`in_interpreter`) or are forked copies holding it
+(:func:`forked`), and its deadline is the user's ``judge_timeout``.
+
 >>> verdicts = judge_by_rule([("2", "2"), ("2", "3")], timeout=3, processes=None, progress=False)
 >>> [verdict.correct for verdict in verdicts]
 [True, False]
@@ -22,6 +27,7 @@ inside C code.  :func:`judge_by_rule` therefore picks one of two ways:
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 import pathlib
 import subprocess
@@ -29,9 +35,9 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, wait
-from typing import cast
+from typing import Protocol, cast
 
 from tqdm import tqdm
 
@@ -83,36 +89,109 @@ def judge_by_rule(
             )
         ]
     if processes is None:
-        processes = max(1, min(os.cpu_count() or 1, math.ceil(len(pairs) / (4 * CHUNK))))
-    return _WorkerPool(processes, timeout, deadline or hard_deadline(timeout)).run(pairs, progress)
+        processes = default_processes(len(pairs))
+    deadline = deadline or hard_deadline(timeout)
+    code = f"from gpassk_opencompass.judges.workers import serve; serve({{read}}, {{write}}, {int(timeout)})"
+    return judge_in_workers(
+        pairs,
+        lambda: Worker(in_interpreter(code)),
+        processes=processes,
+        progress=progress,
+        desc="rule judge",
+        unresolved=lambda index, reason: Verdict(None, pairs[index][1], reason, "rule"),
+        deadline=deadline,
+        silent=f"rule judge gave no verdict within {deadline:g}s; {UNDECIDED_HINT}",
+        died=f"rule judge worker died; {UNDECIDED_HINT}",
+    )
 
 
-class _Worker:
-    """A child interpreter judging the chunks it is sent, one reply per answer.
+def default_processes(answers: int) -> int:
+    """Worker processes for ``answers`` answers: one per :data:`CHUNK` x 4 of them, at most one per core."""
+    return max(1, min(os.cpu_count() or 1, math.ceil(answers / (4 * CHUNK))))
 
-    It talks over two pipes wrapped as ``multiprocessing`` connections and
-    lives in its own session, so a Ctrl-C meant for the parent does not
-    interrupt it mid-answer (the parent stops it).
+
+class _Process(Protocol):
+    """What a worker's process must offer: ``subprocess.Popen``'s ``kill`` and ``wait``."""
+
+    pid: int
+
+    def kill(self) -> None: ...
+
+    def wait(self, timeout: float | None = None) -> object: ...
+
+
+#: Starts a worker's process given the pipe ends it reads and writes, and the parent's ends (for it to close).
+Start = Callable[[int, int, tuple[int, int]], _Process]
+
+
+def in_interpreter(code: str) -> Start:
+    """Start a fresh interpreter running ``code``, its ``{read}`` and ``{write}`` the pipe ends it serves.
+
+    It never re-imports the caller's ``__main__`` (unlike ``multiprocessing``'s
+    spawn); the package is on its ``PYTHONPATH``; it lives in its own session,
+    so a Ctrl-C meant for the parent does not interrupt it mid-answer.
     """
 
-    def __init__(self, timeout: int) -> None:
-        to_child_read, to_child_write = os.pipe()
-        from_child_read, from_child_write = os.pipe()
+    def start(read_fd: int, write_fd: int, parent_fds: tuple[int, int]) -> _Process:
         package_root = str(pathlib.Path(__file__).resolve().parents[2])
         environment = dict(os.environ)
         environment["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, environment.get("PYTHONPATH")]))
-        code = (
-            f"from gpassk_opencompass.judges.workers import serve; "
-            f"serve({to_child_read}, {from_child_write}, {int(timeout)})"
+        return subprocess.Popen(
+            [sys.executable, "-c", code.format(read=read_fd, write=write_fd)],
+            pass_fds=(read_fd, write_fd),
+            stdin=subprocess.DEVNULL,
+            env=environment,
+            start_new_session=True,
         )
+
+    return start
+
+
+def forked(answer: Callable[..., Verdict]) -> Start:
+    """Start a forked copy of this process calling ``answer`` per item: nothing is pickled, so any function
+    (a lambda, a closure) serves; its main thread runs it (``signal.alarm`` works there). Linux's fork only.
+    """
+    return lambda read_fd, write_fd, parent_fds: _Forked(answer, read_fd, write_fd, parent_fds)
+
+
+class _Forked:
+    """A forked worker, with ``subprocess.Popen``'s ``kill`` and ``wait``, in its own session."""
+
+    def __init__(self, answer: Callable[..., Verdict], read_fd: int, write_fd: int, parent_fds: tuple[int, int]):
+        context = multiprocessing.get_context("fork")
+        self.process = context.Process(target=_serve_forked, args=(answer, read_fd, write_fd, parent_fds), daemon=True)
+        self.process.start()
+        self.pid = cast(int, self.process.pid)  # started above
+
+    def kill(self) -> None:
+        self.process.kill()
+
+    def wait(self, timeout: float | None = None) -> object:
+        self.process.join(timeout)
+        if self.process.exitcode is None:
+            raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0.0)
+        return self.process.exitcode
+
+
+def _serve_forked(answer: Callable[..., Verdict], read_fd: int, write_fd: int, parent_fds: tuple[int, int]) -> None:
+    os.setsid()
+    for fd in parent_fds:  # the parent's ends: held here, the parent would never read EOF when this worker dies
+        os.close(fd)
+    serve_with(answer, read_fd, write_fd)
+
+
+class Worker:
+    """A child process judging the chunks it is sent, one reply per answer.
+
+    It talks over two pipes wrapped as ``multiprocessing`` connections; ``start``
+    (:func:`in_interpreter`, :func:`forked`) starts its process.
+    """
+
+    def __init__(self, start: Start) -> None:
+        to_child_read, to_child_write = os.pipe()
+        from_child_read, from_child_write = os.pipe()
         try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-c", code],
-                pass_fds=(to_child_read, from_child_write),
-                stdin=subprocess.DEVNULL,
-                env=environment,
-                start_new_session=True,
-            )
+            self.process = start(to_child_read, from_child_write, (to_child_write, from_child_read))
         finally:
             os.close(to_child_read)
             os.close(from_child_write)
@@ -127,7 +206,7 @@ class _Worker:
         try:
             self.to_child.send([(index, *pairs[index]) for index in indices])
         except OSError:  # it died before reading: its connection reads EOF next, and the pool replaces it
-            logger.debug("rule judge worker {} died before it was sent its answers", self.process.pid)
+            logger.debug("judge worker {} died before it was sent its answers", self.process.pid)
 
     def finish(self) -> None:
         """Ask the worker to exit once idle."""
@@ -147,19 +226,42 @@ class _Worker:
         self.connection.close()
 
 
-class _WorkerPool:
-    def __init__(self, processes: int, timeout: int, deadline: float) -> None:
-        self.processes = processes
-        self.timeout = timeout
-        self.deadline = deadline
+def judge_in_workers(
+    pairs: Sequence[tuple],
+    start: Callable[[], Worker],
+    *,
+    processes: int,
+    progress: bool,
+    desc: str,
+    unresolved: Callable[[int, str], Verdict],
+    deadline: float,
+    silent: str,
+    died: str,
+) -> list[Verdict]:
+    """One verdict per item of ``pairs``, in order, from ``processes`` workers made by ``start``.
 
-    def run(self, pairs, progress: bool) -> list[Verdict]:
+    A worker that sends nothing for ``deadline`` seconds is killed, the item it
+    was on gets ``unresolved(index, silent)``, and a fresh worker takes the
+    rest; one that dies gets ``unresolved(index, died)`` the same way.
+    """
+    return _WorkerPool(processes, start, deadline, unresolved).run(pairs, progress, desc, silent, died)
+
+
+class _WorkerPool:
+    def __init__(
+        self, processes: int, start: Callable[[], Worker], deadline: float, unresolved: Callable[[int, str], Verdict]
+    ) -> None:
+        self.processes = processes
+        self.start = start
+        self.deadline = deadline
+        self.unresolved = unresolved
+
+    def run(self, pairs, progress: bool, desc: str, silent: str, died: str) -> list[Verdict]:
         results: list[Verdict | None] = [None] * len(pairs)
         self.remaining = len(pairs)
         todo = deque(range(len(pairs)))
-        workers = [_Worker(self.timeout) for _ in range(min(self.processes, len(pairs)))]
-        deadline = self.deadline
-        bar = tqdm(total=len(pairs), desc="rule judge", unit="answer", disable=not progress)
+        workers = [self.start() for _ in range(min(self.processes, len(pairs)))]
+        bar = tqdm(total=len(pairs), desc=desc, unit="answer", disable=not progress)
         try:
             while self.remaining:
                 for worker in workers:
@@ -171,16 +273,13 @@ class _WorkerPool:
                         try:
                             index, verdict = worker.connection.recv()
                         except (EOFError, OSError):
-                            workers[position] = self._replace(
-                                worker, results, todo, pairs, bar, f"rule judge worker died; {UNDECIDED_HINT}"
-                            )
+                            workers[position] = self._replace(worker, results, todo, bar, died)
                             continue
                         worker.pending.remove(index)
                         worker.last_heard = time.monotonic()
                         self._record(results, index, verdict, bar)
-                    elif worker.pending and time.monotonic() - worker.last_heard > deadline:
-                        silent = f"rule judge gave no verdict within {deadline:g}s; {UNDECIDED_HINT}"
-                        workers[position] = self._replace(worker, results, todo, pairs, bar, silent)
+                    elif worker.pending and time.monotonic() - worker.last_heard > self.deadline:
+                        workers[position] = self._replace(worker, results, todo, bar, silent)
         finally:
             bar.close()
             for worker in workers:
@@ -194,18 +293,23 @@ class _WorkerPool:
         self.remaining -= 1
         bar.update(1)
 
-    def _replace(self, worker: _Worker, results, todo: deque, pairs, bar, reason: str) -> _Worker:
+    def _replace(self, worker: Worker, results, todo: deque, bar, reason: str) -> Worker:
         """Kill ``worker``; blame the answer it was on, requeue the rest, start a fresh one."""
         worker.stop()
         if worker.pending:
             culprit = worker.pending.popleft()
-            self._record(results, culprit, Verdict(None, pairs[culprit][1], reason, "rule"), bar)
+            self._record(results, culprit, self.unresolved(culprit, reason), bar)
             todo.extendleft(reversed(worker.pending))
-        return _Worker(self.timeout)
+        return self.start()
 
 
 def serve(read_fd: int, write_fd: int, timeout: int) -> None:
-    """A worker's main loop: judge each chunk received, replying per answer; ``None`` or EOF ends it."""
+    """A rule worker's main loop: :func:`serve_with` math-verify bounded by ``timeout``."""
+    serve_with(lambda reference, extracted: rule_verdict(reference, extracted, timeout=timeout), read_fd, write_fd)
+
+
+def serve_with(answer: Callable[..., Verdict], read_fd: int, write_fd: int) -> None:
+    """A worker's main loop: ``answer`` each item of each chunk received, replying per item; ``None`` or EOF ends it."""
     incoming = Connection(read_fd, writable=False)
     outgoing = Connection(write_fd, readable=False)
     while True:
@@ -215,5 +319,5 @@ def serve(read_fd: int, write_fd: int, timeout: int) -> None:
             return
         if chunk is None:
             return
-        for index, reference, extracted in chunk:
-            outgoing.send((index, rule_verdict(reference, extracted, timeout=timeout)))
+        for index, *item in chunk:
+            outgoing.send((index, answer(*item)))

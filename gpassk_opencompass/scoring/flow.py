@@ -561,7 +561,8 @@ def resolve_judge(judge: str | Judge | JudgeSettings | CheckCorrectFn = "auto", 
     A built-in name (``auto``, ``rule``, ``llm``, ``cascade``) takes the
     :func:`judge_settings` options; a user judge (``module:function``, an
     entry point, a ``check_correct_fn``) asks no judge model, so judge URLs or a
-    judge model given with it are refused (other options do not apply to it).
+    judge model given with it are refused; ``judge_timeout`` (seconds its
+    function may take on one answer) applies to it alone (other options do not).
 
     >>> resolve_judge("cascade", judge_url="http://10.0.0.5:8000/v1", judge_model="J").name
     'cascade'
@@ -570,9 +571,23 @@ def resolve_judge(judge: str | Judge | JudgeSettings | CheckCorrectFn = "auto", 
     ...
     gpassk_opencompass.errors.InputError: judge 'python:gpassk_opencompass.scoring.flow:<lambda>' asks no judge model but a judge URL or model was given (http://10.0.0.5:8000/v1); give them with --judge llm or cascade
     """
-    if isinstance(judge, str) and is_builtin(judge):
-        return as_judge(judge_settings(judge, **options))
-    found = load_judge(judge) if isinstance(judge, str) else as_judge(judge)
+    from gpassk_opencompass.judges.user import PythonJudge
+
+    judge_timeout = options.pop("judge_timeout", None)
+    builtin = isinstance(judge, str) and is_builtin(judge)
+    if isinstance(judge, str):
+        found = as_judge(judge_settings(judge, **options)) if builtin else load_judge(judge)
+    else:
+        found = as_judge(judge)
+    if judge_timeout is not None:
+        if not isinstance(found, PythonJudge):
+            raise InputError(
+                f"judge_timeout {judge_timeout!r} bounds a check_correct_fn's time per answer, but the judge is "
+                f"{found.name!r}; the rule judge's bound is --rule-timeout (rule_timeout)"
+            )
+        found = found.with_timeout(judge_timeout)
+    if builtin:
+        return found
     endpoint, _ = _endpoint(options)
     given = [*endpoint["urls"], *([endpoint["model"]] if endpoint["model"] else [])]
     if given and not found.asks_model:
