@@ -103,6 +103,13 @@ ROWS = [
         "an assignment is judged by its value: 10^(10^9) is not 999",
         size=True,
     ),
+    # -- tiny and negative numbers: math-verify times out on them too (10^{-10^9} against 0 was left unresolved)
+    Row(r"\boxed{10^{-10^9}}", "0", False, VARIANT, "10^(-10^9) is a tiny positive number, not 0", size=True),
+    Row(r"\boxed{10^{-10^9}}", "3", False, VARIANT, "10^(-10^9) is below 10^-999999999, 3 is not", size=True),
+    Row(r"\boxed{2^{-2^{100}}}", "0", False, VARIANT, "2^(-2^100) is positive, not 0", size=True),
+    Row(r"\boxed{-10^{-10^9}}", "0", False, VARIANT, "-10^(-10^9) is negative, not 0", size=True),
+    Row(r"\boxed{\frac{1}{10^{10^9}}}", "1", False, VARIANT, "1/10^(10^9) is far below 1", size=True),
+    Row(r"\boxed{10^{-10^9}}", r"10^{-10^9}", True, VARIANT, "the same tiny number: left to math-verify"),
     # -- near misses the size check must leave to math-verify (not ten times apart, or equal)
     Row(r"\boxed{2^{10}}", "1024", True, VARIANT, "2^10 = 1024"),
     Row(r"\boxed{10^{3}}", "1000", True, VARIANT, "10^3 = 1000"),

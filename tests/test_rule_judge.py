@@ -67,6 +67,28 @@ def test_golden_table(reference, extracted, correct):
     assert verdict.extracted == extracted and verdict.source == "rule"
 
 
+# (reference, answer, reason) -- signed sizes the size check decides before math-verify (which times out on them);
+# worked out by hand: 10^{-10^9} is positive and below 10^{-999999999}
+SIGNED_SIZES = [
+    ("0", r"10^{-10^9}", "size check: the reference is 0 but the answer is positive"),
+    ("0", r"-2^{-2^{100}}", "size check: the reference is 0 but the answer is negative"),
+    (r"10^{-5}", r"10^{-10^9}", "size check: log10|answer| <= -1e+09 but log10|reference| >= -5"),
+    ("0.00001", r"10^{-10^9}", "size check: log10|answer| <= -1e+09 but log10|reference| >= -5"),
+    (r"10^{10^9}", r"-10^{10^9}", "size check: the answer is negative and the reference positive"),
+    (r"-10^{-10^9}", r"10^{-10^9}", None),  # both below 1e-15: math-verify's tolerance, not the size check's call
+    ("0.0", r"10^{-10^9}", None),  # a decimal 0: math-verify rounds both to 6 decimal places
+]
+
+
+@pytest.mark.parametrize(("reference", "extracted", "reason"), SIGNED_SIZES)
+def test_signed_sizes_are_decided_by_the_size_check(reference, extracted, reason):
+    verdict = rule_verdict(reference, extracted, timeout=1)
+    if reason is None:
+        assert not verdict.reason.startswith("size check"), verdict.reason
+    else:
+        assert verdict.correct is False and verdict.reason.startswith(reason), verdict.reason
+
+
 def test_nothing_extracted_is_wrong_not_unjudged():
     verdict = rule_verdict("7", None)
     assert verdict.correct is False and verdict.reason == "no final answer found"

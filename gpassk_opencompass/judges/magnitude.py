@@ -10,6 +10,10 @@ cheap to compute (small integers and fractions) and from float bounds,
 widened by a margin, elsewhere.  Anything outside the grammar (a variable,
 a set, a unit) is ``None``: no claim is made.
 
+Signs are tracked: unary minus, and a power with a negative exponent
+(``|b^{-e}| = 1/|b^e|``: the bounds negate and swap) or a base below 1.
+:func:`differ` says when two sizes prove two numbers different.
+
 Where a notation has two readings the bounds cover both: ``10^235423523``
 may be ``10^{235423523}`` or ``10^{2}35423523``; ``23!!`` may be the double
 factorial or ``(23!)!``.
@@ -20,6 +24,9 @@ factorial or ``(23!)!``.
 True
 >>> magnitude("23!!").lo > 11    # the double factorial 316234143225, the smaller reading
 True
+>>> tiny = magnitude("10^{-10^9}")   # positive, below 10^-999999999: not 0
+>>> tiny.sign, tiny.hi < -9.9e8, magnitude("-2^{-2^{100}}").sign
+(1, True, -1)
 >>> magnitude("x + 1") is None
 True
 """
@@ -35,6 +42,8 @@ from fractions import Fraction
 _EXACT_BITS = 4096
 # Largest finite lower bound: a lower bound may always be lowered, so a bigger one is clamped to this.
 _HUGE = 1e300
+# Least log10 of the larger of two numbers said to differ: math-verify's 6 decimal places cannot merge them.
+_SMALLEST = -5.5
 _LOG10_2 = math.log10(2)
 _LOG10_E = math.log10(math.e)
 _NESTING = 40  # deepest bracket/exponent nesting read; deeper is "no claim"
@@ -84,6 +93,53 @@ def magnitude(text: str) -> Size | None:
     return size
 
 
+def differ(answer: Size, reference: Size, *, decimals: bool) -> str | None:
+    """Why the bounds prove that ``answer`` and ``reference`` differ as math-verify compares numbers, else ``None``.
+
+    They differ when one is at least ten times the other, when their signs are opposite, or when one is an
+    exact zero and the other is not.  math-verify counts numbers within ``1e-15`` of each other as equal
+    (and, with a decimal written, numbers equal to 6 decimal places), so a difference is only claimed when the
+    larger is at least ``10^-5.5``, and a difference from zero only when no decimal is written (``decimals``).
+
+    Args:
+        answer: the size of the answer.
+        reference: the size of the reference.
+        decimals: either side is written with a decimal point (``0.0``, ``1.5``).
+
+    >>> differ(magnitude("10^{-10^9}"), magnitude("0"), decimals=False)
+    'the reference is 0 but the answer is positive (log10|answer| >= -1e+09)'
+    >>> differ(magnitude("10^{-10^9}"), magnitude("3"), decimals=False)
+    'log10|answer| <= -1e+09 but log10|reference| >= 0.4771'
+    >>> differ(magnitude("-10^{10^9}"), magnitude("10^{10^9}"), decimals=False)
+    'the answer is negative and the reference positive'
+    >>> differ(magnitude("2^{-2^{100}}"), magnitude("0.0"), decimals=True) is None  # 6 decimal places: both 0
+    True
+    """
+    for zero, other, names in (
+        (reference, answer, ("reference", "answer")),
+        (answer, reference, ("answer", "reference")),
+    ):
+        said = _nonzero(other, names[1])
+        if zero.exact == 0 and said is not None and not decimals:
+            return f"the {names[0]} is 0 but the {names[1]} is {said}"
+    if answer.lo > reference.hi + 1 and answer.lo > _SMALLEST:
+        return f"log10|answer| >= {answer.lo:.4g} but log10|reference| <= {reference.hi:.4g}"
+    if reference.lo > answer.hi + 1 and reference.lo > _SMALLEST:
+        return f"log10|answer| <= {answer.hi:.4g} but log10|reference| >= {reference.lo:.4g}"
+    if {answer.sign, reference.sign} == {-1, 1} and max(answer.lo, reference.lo) > _SMALLEST:
+        signs = ("negative", "positive") if answer.sign == -1 else ("positive", "negative")
+        return f"the answer is {signs[0]} and the reference {signs[1]}"
+    return None
+
+
+def _nonzero(size: Size, name: str) -> str | None:
+    """What proves ``size`` is not zero (its sign, or a lower bound), said of ``name``; ``None`` if nothing does."""
+    bound = f" (log10|{name}| >= {size.lo:.4g})" if size.lo > -math.inf else ""
+    if size.sign in (-1, 1):
+        return ("positive" if size.sign == 1 else "negative") + bound
+    return "not 0" + bound if bound else None
+
+
 def _exact(value: Fraction) -> Size:
     """The size of ``value``, holding the value itself while it is small (:data:`_EXACT_BITS`)."""
     if value == 0:
@@ -94,11 +150,16 @@ def _exact(value: Fraction) -> Size:
 
 
 def _widen(lo: float, hi: float) -> tuple[float, float]:
-    """Float bounds made safe: widened by a relative margin, a too-big lower bound clamped, NaN refused."""
+    """Float bounds made safe: widened by a relative margin, a too-big lower (too-small upper) bound clamped, NaN refused.
+
+    A lower bound may always be lowered and an upper bound raised: an upper bound below ``-1e300`` (a float
+    underflow such as ``(1/2)^{10^{400}}``) becomes ``-1e300``, so that ``-inf`` only ever comes from an exact zero.
+    """
     if math.isnan(lo) or math.isnan(hi):
         raise _NoClaim
     lo = _HUGE if lo > _HUGE else lo - 1e-9 * abs(lo) - 1e-9 if math.isfinite(lo) else lo
-    return lo, hi + 1e-9 * abs(hi) + 1e-9 if math.isfinite(hi) else hi
+    hi = -_HUGE if hi < -_HUGE else hi + 1e-9 * abs(hi) + 1e-9 if math.isfinite(hi) else hi
+    return lo, hi
 
 
 def _pow10(exponent: float) -> float:
@@ -110,14 +171,34 @@ def _power(base: Size, exponent: Size) -> Size:
         base.exact is not None
         and exponent.exact is not None
         and exponent.integer
-        and abs(exponent.exact) * max(base.hi, 1.0) < 1000
-    ):  # at most ~1000 digits: compute it
+        and abs(exponent.exact) < 1000 / max(base.hi, 1.0)
+    ):  # at most ~1000 digits: compute it (an exponent past a float's range, 10^{400}, is compared exactly)
         return _exact(base.exact ** int(exponent.exact))
-    if exponent.sign != 1 or base.lo < 0:  # |base| >= 1 and exponent > 0: |base^e| = |base|^e grows with both
+    if exponent.sign == -1:  # |b^-e| = 1 / |b^e|: the bounds negate and swap, the sign stays
+        positive = _power(base, _negated(exponent))
+        return Size(*_widen(-positive.hi, -positive.lo), None, positive.sign)
+    if exponent.sign != 1:
         raise _NoClaim
-    lo = _pow10(exponent.lo) * base.lo if base.lo > 0 else 0.0
-    sign = 1 if base.sign == 1 else None
-    return Size(*_widen(lo, _pow10(exponent.hi) * base.hi), None, sign, base.integer and exponent.integer)
+    # log10|b^e| = e * log10|b| with e > 0: the least at the smallest log10|b| (times the largest e when that
+    # is negative), the most at the largest log10|b| (times the smallest e when that is negative)
+    least, most = _pow10(exponent.lo), _pow10(exponent.hi)
+    lo = _scaled(base.lo, least if base.lo >= 0 else most)
+    hi = _scaled(base.hi, most if base.hi >= 0 else least)
+    return Size(*_widen(lo, hi), None, _power_sign(base, exponent), base.integer and exponent.integer)
+
+
+def _scaled(log: float, factor: float) -> float:
+    """``log * factor``, where a zero ``log`` (|b| = 1 exactly) stays zero whatever the factor."""
+    return 0.0 if log == 0 else log * factor
+
+
+def _power_sign(base: Size, exponent: Size) -> int | None:
+    """The sign of ``b^e`` for ``e > 0``: a positive or zero base keeps its sign, a negative one by parity."""
+    if base.sign in (0, 1):
+        return base.sign
+    if base.sign == -1 and exponent.exact is not None and exponent.integer:
+        return 1 if exponent.exact % 2 == 0 else -1
+    return None
 
 
 def _factorial(argument: Size, double: bool) -> Size:

@@ -10,9 +10,10 @@ r"""The rule judge: math-verify equivalence, and choice answers as letter sets.
   ``B)``, ``Option B``) counts as the letter against a choice reference and
   as the value against any other; a reference written that way
   (``\textbf{(B)}\ 2``) accepts its letter or its value;
-* a number far too big to be the reference (``10^{10^9}``, ``23!!``
-  against ``36``: see :mod:`gpassk_opencompass.judges.magnitude`) is wrong
-  without asking math-verify, which would try to expand it;
+* a number far too big or too small to be the reference (``10^{10^9}``,
+  ``23!!`` against ``36``; ``10^{-10^9}`` against ``0``), or of the other
+  sign, is wrong without asking math-verify, which would try to expand it
+  (see :mod:`gpassk_opencompass.judges.magnitude`);
 * anything else goes through math-verify: both sides are parsed (LaTeX first,
   then plain expressions) and compared with the gold first, since
   ``verify(gold, target)`` is not symmetric.
@@ -45,7 +46,7 @@ import re
 import zlib
 from dataclasses import dataclass
 
-from gpassk_opencompass.judges.magnitude import magnitude
+from gpassk_opencompass.judges.magnitude import differ, magnitude
 from gpassk_opencompass.judges.types import Verdict
 from gpassk_opencompass.log import logger
 
@@ -149,28 +150,27 @@ def option_value(answer: str) -> str:
 
 
 def _size_verdict(reference: str, extracted: str, value: str) -> Verdict | None:
-    """``False`` for an answer at least ten times the size of the reference (both numbers), else ``None``.
+    """``False`` for an answer too big or too small to be the reference (both numbers), else ``None``.
 
-    An answer in Knuth's arrows (``2\\uparrow\\uparrow 3``), which math-verify misreads, is compared by
-    its exact value when it has one.
+    Only answers math-verify may try to expand are judged here: above 10 in size, or below 0.1 and too
+    big to hold exactly (``10^{-10^9}``); :func:`~gpassk_opencompass.judges.magnitude.differ` says when the
+    bounds prove them different.  An answer in Knuth's arrows (``2\\uparrow\\uparrow 3``), which math-verify
+    misreads, is compared by its exact value when it has one.
     """
-    answer = magnitude(_ASSIGNMENT.sub("", value, count=1))
-    if answer is None or (answer.lo <= 1 and "\\uparrow" not in value):
+    answer_text = _ASSIGNMENT.sub("", value, count=1)
+    answer = magnitude(answer_text)
+    arrows = "\\uparrow" in value
+    if answer is None or not (answer.lo > 1 or (answer.hi < -1 and answer.exact is None) or arrows):
         return None
-    gold = magnitude(_ASSIGNMENT.sub("", reference, count=1))
-    if gold is not None and answer.exact is not None and gold.exact is not None and "\\uparrow" in value:
+    reference_text = _ASSIGNMENT.sub("", reference, count=1)
+    gold = magnitude(reference_text)
+    if gold is not None and answer.exact is not None and gold.exact is not None and arrows:
         same = answer.exact == gold.exact
         return Verdict(
             same, extracted, f"arrows evaluated: {answer.exact} {'=' if same else '!='} {gold.exact}", "rule"
         )
-    if gold is None or answer.lo <= max(gold.hi, 0.0) + 1:
-        return None
-    return Verdict(
-        False,
-        extracted,
-        f"size check: log10|answer| >= {answer.lo:.4g} but log10|reference| <= {max(gold.hi, 0.0):.4g}: not equal",
-        "rule",
-    )
+    why = None if gold is None else differ(answer, gold, decimals="." in answer_text + reference_text)
+    return None if why is None else Verdict(False, extracted, f"size check: {why}: not equal", "rule")
 
 
 def _named_letters(answer: str) -> frozenset[str] | None:
