@@ -419,3 +419,18 @@ def test_settings_are_declared_contracts_whose_mistakes_are_input_errors():
     schema = gpassk_opencompass.ScoringRequest.model_json_schema()
     assert schema["required"] == ["ks"] and schema["additionalProperties"] is False
     assert gpassk_opencompass.ScoringRequest(ks=4).replace(ks=[4, 8]).ks == (4, 8)
+
+
+def test_a_module_judge_from_a_folder_with_braces_and_quotes_in_its_name_is_imported_by_its_workers(
+    tmp_path, monkeypatch
+):
+    """The workers get the judge's name and the search path as data (argv), never written into their code."""
+    from gpassk_opencompass.judges.registry import load_judge
+
+    folder = tmp_path / "checks {read} {x} ' \" folder"
+    folder.mkdir()
+    write_module(folder, "brace_checks", "def same(prediction, reference):\n    return prediction == reference\n")
+    monkeypatch.syspath_prepend(str(folder))
+    judge = load_judge("brace_checks:same")
+    items = [JudgeItem("q", "7", "7"), JudgeItem("q", "7", "8")]
+    assert [verdict.correct for verdict in judge.judge(items, progress=False).verdicts] == [True, False]

@@ -152,8 +152,9 @@ class PythonJudge:
             forked(self._verdict)
             if self.spec is None
             else in_interpreter(
-                "from gpassk_opencompass.judges.user import serve; "
-                f"serve({{read}}, {{write}}, {self.spec!r}, {self.name!r}, {sys.path!r})"
+                "import sys; from gpassk_opencompass.judges.user import serve; "
+                "serve({read}, {write}, sys.argv[1], sys.argv[2], sys.argv[3:])",
+                (self.spec, self.name, *sys.path),
             )
         )
         return judge_in_workers(

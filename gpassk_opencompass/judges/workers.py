@@ -124,8 +124,10 @@ class _Process(Protocol):
 Start = Callable[[int, int, tuple[int, int]], _Process]
 
 
-def in_interpreter(code: str) -> Start:
+def in_interpreter(code: str, arguments: Sequence[str] = ()) -> Start:
     """Start a fresh interpreter running ``code``, its ``{read}`` and ``{write}`` the pipe ends it serves.
+
+    Values reach it as data, in ``sys.argv[1:]`` (``arguments``), never written into ``code``.
 
     It never re-imports the caller's ``__main__`` (unlike ``multiprocessing``'s
     spawn); the package is on its ``PYTHONPATH``; it lives in its own session,
@@ -137,7 +139,7 @@ def in_interpreter(code: str) -> Start:
         environment = dict(os.environ)
         environment["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, environment.get("PYTHONPATH")]))
         return subprocess.Popen(
-            [sys.executable, "-c", code.format(read=read_fd, write=write_fd)],
+            [sys.executable, "-c", code.format(read=read_fd, write=write_fd), *arguments],
             pass_fds=(read_fd, write_fd),
             stdin=subprocess.DEVNULL,
             env=environment,
