@@ -201,19 +201,21 @@ def run_gpassk(*args, cwd: Path, extra_path: str = ""):
     )
 
 
+def score_card_with(folder: Path, module: str, body: str, *options: str):
+    """``gpassk score`` on the metric card's question in ``folder``, judged by ``module`` written there."""
+    write_module(folder, module, body)
+    (folder / "card.jsonl").write_text(json.dumps(card_questions()[0]) + "\n")
+    return run_gpassk("score", "card.jsonl", *options, cwd=folder)
+
+
 def test_gpassk_score_judge_module_function_from_the_current_directory(tmp_path):
-    write_module(
+    done = score_card_with(
         tmp_path,
         "card_checks",
         """
         def same(prediction, reference):
             return prediction == reference
     """,
-    )
-    (tmp_path / "card.jsonl").write_text(json.dumps(card_questions()[0]) + "\n")
-    done = run_gpassk(
-        "score",
-        "card.jsonl",
         "--k",
         "4",
         "8",
@@ -227,7 +229,6 @@ def test_gpassk_score_judge_module_function_from_the_current_directory(tmp_path)
         "--output",
         "scores.json",
         "--quiet",
-        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     document = json.loads((tmp_path / "scores.json").read_text())
@@ -238,7 +239,7 @@ def test_gpassk_score_judge_module_function_from_the_current_directory(tmp_path)
 
 
 def test_gpassk_score_a_raising_user_judge_exits_incomplete_with_the_reason(tmp_path):
-    write_module(
+    done = score_card_with(
         tmp_path,
         "broken_checks",
         """
@@ -247,11 +248,6 @@ def test_gpassk_score_a_raising_user_judge_exits_incomplete_with_the_reason(tmp_
                 raise KeyError("c")
             return prediction == reference
     """,
-    )
-    (tmp_path / "card.jsonl").write_text(json.dumps(card_questions()[0]) + "\n")
-    done = run_gpassk(
-        "score",
-        "card.jsonl",
         "--k",
         "4",
         "--judge",
@@ -259,7 +255,6 @@ def test_gpassk_score_a_raising_user_judge_exits_incomplete_with_the_reason(tmp_
         "--output",
         "s.json",
         "--quiet",
-        cwd=tmp_path,
     )
     assert done.returncode == 3, done.stderr
     assert "2 x python:broken_checks:same raised KeyError: 'c'" in done.stderr
@@ -268,7 +263,7 @@ def test_gpassk_score_a_raising_user_judge_exits_incomplete_with_the_reason(tmp_
 
 
 def test_gpassk_score_a_user_judge_stuck_on_one_answer_is_unresolved_and_the_run_completes(tmp_path):
-    write_module(
+    done = score_card_with(
         tmp_path,
         "slow_checks",
         """
@@ -279,11 +274,6 @@ def test_gpassk_score_a_user_judge_stuck_on_one_answer_is_unresolved_and_the_run
                 time.sleep(60)
             return prediction == reference
     """,
-    )
-    (tmp_path / "card.jsonl").write_text(json.dumps(card_questions()[0]) + "\n")
-    done = run_gpassk(
-        "score",
-        "card.jsonl",
         "--k",
         "4",
         "--judge",
@@ -294,7 +284,6 @@ def test_gpassk_score_a_user_judge_stuck_on_one_answer_is_unresolved_and_the_run
         "--output",
         "s.json",
         "--quiet",
-        cwd=tmp_path,
     )
     assert done.returncode == 3, done.stderr
     assert "2 x python:slow_checks:same gave no verdict within 1 s (the judge_timeout)" in done.stderr
