@@ -111,9 +111,9 @@ def _contradictions(record) -> list[str]:
 
 def _unresolved_verdicts(details: Sequence) -> int:
     """The unresolved verdicts of ``details``: counted from the verdicts where a question has them."""
-    unresolved = getattr(details, "unresolved", None)  # CompactDetails: counted once, from its verdicts
-    if unresolved is not None and not isinstance(unresolved, int):
-        return int(unresolved.sum())
+    counted = getattr(details, "unresolved", None)  # CompactDetails: an array counted once from its verdicts
+    if counted is not None:
+        return int(counted.sum())
     return sum(
         sum(verdict.correct is None for verdict in question.verdicts) if question.verdicts else question.unresolved
         for question in details
