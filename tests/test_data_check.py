@@ -12,6 +12,8 @@ import re
 import shlex
 from pathlib import Path
 
+import pytest
+
 from gpassk_opencompass.cli import main
 from tiny_data import write_aime2024, write_aime2025, write_livemathbench, write_math500
 
@@ -403,3 +405,24 @@ def test_the_architecture_example_adds_a_benchmark(compass_cache, tmp_path, monk
     files = writer.plan(spec.expand(template), template, "quickstart.py")
     assert [file.name.split("@")[1] for file in files[:-1]] == ["AIME2027_k1_n1.py", "AIME2027_k4-8_n8.py"]
     assert all(f"path={str(data)!r}" in file.text for file in files[:-1])
+
+
+def test_math500_ids_given_twice_are_refused_by_data_check_and_the_loader(compass_cache, capsys):
+    from gpassk_opencompass.errors import InputError
+    from gpassk_opencompass.plugin.datasets import Math500Level5Dataset
+
+    records = {
+        f"test/{i}.json": {"problem": f"p{i}", "answer": str(i), "level": "Level 5", "unique_id": f"test/x/{i}.json"}
+        for i in range(6)
+    }
+    records["test/4.json"]["unique_id"] = "test/x/1.json"
+    path = write_math500(compass_cache, records)
+    message = (
+        f"{path} record test/4.json: question id 'test/x/1.json' repeats {path} record test/1.json; "
+        "every question needs its own id: remove the duplicate or correct its id"
+    )
+    code, out, _ = check(capsys, "MATH500-L5")
+    assert code == 1 and f"error: MATH500-L5: {message}" in problems(out), out
+    with pytest.raises(InputError) as refused:
+        Math500Level5Dataset.load()
+    assert str(refused.value) == message

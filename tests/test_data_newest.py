@@ -272,3 +272,33 @@ def test_the_loader_refuses_an_empty_file(compass_cache):
     path = write_records(compass_cache / "data" / "hmmt2026" / "hmmt_feb_2026.jsonl", [])
     with pytest.raises(InputError, match=rf"^HMMT-Feb-2026: {re.escape(str(path))} holds no questions; download"):
         CompetitionDataset.load("opencompass/hmmt2026", "HMMT-Feb-2026", "MathArena/hmmt_feb_2026")
+
+
+@pytest.mark.parametrize(
+    ("name", "id_field", "twice"),
+    [("HMMT-Feb-2025", "problem_idx", 4), ("OlymMATH-EN-Easy", "unique_id", "EN-EASY-3")],
+    ids=["parquet", "jsonl"],
+)
+def test_a_question_id_given_twice_is_refused_by_data_check_and_the_loader(
+    compass_cache, capsys, name, id_field, twice
+):
+    """Record 7 given record 3's id: one line naming the file, the id and both records, from both sides."""
+    from gpassk_opencompass.errors import InputError
+    from gpassk_opencompass.plugin.data_check import dataset_entry
+    from gpassk_opencompass.plugin.datasets.competition import CompetitionDataset
+
+    path = write_standin(compass_cache, name)
+    records = read_back(path)
+    assert records[3][id_field] == twice
+    records[7][id_field] = twice
+    write_records(path, records)
+    message = (
+        f"{path} record 7: question id '{name}/{twice}' repeats {path} record 3; every question needs its own id: "
+        "remove the duplicate or correct its id"
+    )
+    code, out = check(capsys, name)
+    assert code == 1 and problems(out) == [f"error: {name}: {message}"], out
+    entry = dataset_entry(get_benchmark(name))
+    with pytest.raises(InputError) as refused:
+        CompetitionDataset.load(entry["path"], name, entry["hub"], entry.get("files"))
+    assert str(refused.value) == message

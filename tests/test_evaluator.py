@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from datasets import Dataset
 from opencompass.openicl.icl_evaluator import BaseEvaluator
 
 from evaluator_fixtures import KS, QUESTIONS, N, TinyDataset, make_dataset, make_predictions, run
@@ -106,6 +107,11 @@ def test_identical_replicas_are_reported(loguru_messages):
         (dict(n=5, k=[2, 4]), "48 predictions cannot be n=5 replicas"),
         (dict(drop_prediction=True), "predictions (47), references (48) and dataset rows (48)"),
         (dict(shuffle=True), "replica 1 does not repeat replica 0"),
+        (
+            dict(misorder=True),
+            "replica 1 does not repeat replica 0: row 6 has question text and gold answer ('What is 1 + 1?', '2') "
+            "where row 0 has ('What is 0 + 0?', '0')",
+        ),
         (dict(evaluator=dict(question_column="problem")), "question_column='problem' is not a dataset column"),
         (dict(evaluator=dict(subset_columns=["difficulty"])), "subset column 'difficulty' is not a dataset column"),
         (dict(none_prediction=True), "prediction 3 is a NoneType"),
@@ -119,6 +125,11 @@ def test_bad_input_fails_before_any_judge_request(loopback_openai, change, messa
         predictions = predictions[:-1]
     if change.get("none_prediction"):
         predictions[3] = None
+    if change.get("misorder"):  # replica 1's first two questions swapped under unchanged ids (subdivision, idx)
+        rows = dataset.to_list()
+        for field in ("question", "answer"):
+            rows[6][field], rows[7][field] = rows[7][field], rows[6][field]
+        dataset = Dataset.from_list(rows)
     if change.get("shuffle"):
         order = list(range(len(dataset)))
         order[6], order[7] = order[7], order[6]

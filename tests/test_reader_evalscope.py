@@ -258,3 +258,22 @@ def test_gpassk_score_turns_the_work_dir_into_g_pass_tables_with_evalscopes_verd
     for tau in taus:
         expected = sum(g_pass(c, 4, 2, tau) for c in correct.values()) / len(correct)
         assert result[f"G-Pass@2_{tau}"] == pytest.approx(100 * float(expected))
+
+
+@pytest.mark.parametrize(
+    ("dropped", "fragment"),
+    [
+        (6, "group_id 1 generation_index 2 is missing"),  # a line from the middle
+        (11, "group_id 2 generation_index 3 is missing"),  # the last line: a cut file
+    ],
+)
+def test_a_review_file_missing_a_generation_is_refused_through_gpassk_score(tmp_path, capsys, dropped, fragment):
+    """EvalScope numbers each question's repeats 0..N-1: a removed line is a gap, never a smaller n."""
+    from gpassk_opencompass.cli import main
+
+    lines = review_lines()
+    assert lines[dropped]["sample_score"]["generation_index"] == int(fragment.split()[-3])
+    path = write_lines(tmp_path / "aime24_default.jsonl", lines[:dropped] + lines[dropped + 1 :])
+    code = main(["score", str(path), "--k", "2", "--judge", "source", "--no-cache", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and fragment in err and "generation_index 0..N-1" in err and str(path) in err, err

@@ -304,3 +304,51 @@ def test_gpassk_score_turns_the_log_into_g_pass_tables_with_one_command(log, tmp
     own = json.loads(JSON_LOG.read_text(encoding="utf-8"))["results"]["scores"][0]["metrics"]["accuracy"]["value"]
     assert result["gpassk"]["judge"] == "source:inspect"
     assert result["accuracy (4 runs average)"] == pytest.approx(100 * own)
+
+
+def score_exit(log: pathlib.Path, capsys) -> tuple[int, str]:
+    """``gpassk score LOG --k 2`` as a user runs it: its exit code and what it printed on stderr."""
+    from gpassk_opencompass.cli import main
+
+    code = main(["score", str(log), "--k", "2", "--judge", "source", "--no-cache", "--quiet"])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("dropped", "fragment"),
+    [
+        (
+            ["samples/q2_epoch_3.json", "samples/q3_epoch_4.json", "samples/q1_epoch_2.json"],
+            "member samples/q1_epoch_2.json is missing (the header says epochs: 4, total_samples: 12)",
+        ),
+        (
+            [f"samples/q3_epoch_{epoch}.json" for epoch in range(1, 5)],
+            "member samples/q3_epoch_1.json is missing (and 3 more of this question)",
+        ),
+    ],
+    ids=["three-members", "a-whole-sample"],
+)
+def test_an_eval_log_missing_sample_members_is_refused_naming_the_first(tmp_path, capsys, dropped, fragment):
+    """The header says epochs 4 and 12 samples: a log holding fewer is never scored with a smaller n."""
+    members = {name: data for name, data in eval_members(DEFLATE_LOG).items() if name not in dropped}
+    code, err = score_exit(write_zip(tmp_path / "damaged.eval", members), capsys)
+    assert code == 2 and fragment in err and "damaged.eval" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_json_log_missing_samples_is_refused_naming_the_first(tmp_path, capsys):
+    log = json.loads(JSON_LOG.read_text())
+    log["samples"] = [sample for sample in log["samples"] if (sample["id"], sample["epoch"]) != ("q2", 3)]
+    (tmp_path / "log.json").write_text(json.dumps(log))
+    code, err = score_exit(tmp_path / "log.json", capsys)
+    assert code == 2 and "epoch 3 of sample 'q2' is missing" in err, err
+    assert "epochs: 4, total_samples: 12" in err
+
+
+def test_a_log_holding_fewer_samples_than_its_header_counts_is_refused(tmp_path, capsys):
+    """Without sample ids to name, the header's total_samples still tells a whole missing sample."""
+    members = {name: data for name, data in eval_members(DEFLATE_LOG).items() if not name.startswith("samples/q3_")}
+    header = json.loads(members["header.json"])
+    del header["eval"]["dataset"]["sample_ids"]
+    members["header.json"] = json.dumps(header).encode()
+    code, err = score_exit(write_zip(tmp_path / "damaged.eval", members), capsys)
+    assert code == 2 and "holds 8 samples, not 12" in err, err

@@ -110,3 +110,46 @@ def test_gpassk_lines_accept_and_check_the_source_fields(tmp_path):
     path.write_text(json.dumps(line | {"source_verdicts": ["yes", None]}) + "\n")
     with pytest.raises(InputError, match=r'line 1: "source_verdicts"\[0\] must be true, false or null'):
         read_questions(path)
+
+
+def opencompass_run(tmp_path: Path, parts: dict[str, str]) -> Path:
+    """A copy of the real OpenCompass predictions with its parts renamed (``{new name: real part}``)."""
+    folder = tmp_path / "predictions" / OPENCOMPASS.name
+    folder.mkdir(parents=True)
+    for name, real in parts.items():
+        (folder / name).write_bytes((OPENCOMPASS / real).read_bytes())
+    return folder
+
+
+def score_exit(path: Path, capsys) -> tuple[int, str]:
+    from gpassk_opencompass.cli import main
+
+    code = main(["score", str(path), "--k", "2", "--judge", "rule", "--no-cache", "--quiet"])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("given", ["tiny_llm_0.json", "tiny_llm_2.json"])
+def test_opencompass_parts_with_a_gap_are_refused_naming_the_missing_part(tmp_path, capsys, given):
+    """Parts _0 and _2 without _1 were scored as n=4: the missing part is named, exit 2, whichever part is given."""
+    folder = opencompass_run(tmp_path, {"tiny_llm_0.json": "tiny_llm_0.json", "tiny_llm_2.json": "tiny_llm_1.json"})
+    code, err = score_exit(folder / given, capsys)
+    assert code == 2 and f"{folder}: tiny_llm_1.json is missing" in err, err
+    assert "found tiny_llm_0.json, tiny_llm_2.json" in err and len(err.strip().splitlines()) == 1
+
+
+def test_opencompass_questions_with_unequal_n_are_refused(tmp_path, capsys):
+    """A part cut inside a replica leaves some questions fewer predictions: refused, not scored with n varying."""
+    folder = opencompass_run(tmp_path, {"tiny_llm_0.json": "tiny_llm_0.json", "tiny_llm_1.json": "tiny_llm_1.json"})
+    rows = json.loads((folder / "tiny_llm_1.json").read_text())
+    (folder / "tiny_llm_1.json").write_text(json.dumps(dict(list(rows.items())[:-1])))
+    every = [
+        row
+        for part in ("tiny_llm_0.json", "tiny_llm_1.json")
+        for row in json.loads((OPENCOMPASS / part).read_text()).values()
+    ]
+    questions = list(dict.fromkeys((row["origin_prompt"], row["gold"]) for row in every))
+    last = questions.index((every[-1]["origin_prompt"], every[-1]["gold"]))  # the question of the removed row
+    code, err = score_exit(folder / "tiny_llm_0.json", capsys)
+    n = len(every) // len(questions)
+    assert code == 2 and f"prediction {n} of question 'tiny_llm/{last}' is missing" in err, err
+    assert "OpenCompass repeats every question n times" in err

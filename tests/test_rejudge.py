@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -222,3 +223,20 @@ def test_a_user_judge_rejudges_a_run_and_is_identified_on_rerun(data_env, tmp_pa
     assert (tmp_path / "calls.txt").read_text() == calls
     assert main([*command[:3], "rule", *command[4:]]) == 0
     assert json.loads((output / "results" / "strong_t0-7" / "tiny_rule.json").read_text())["gpassk"]["judge"] == "rule"
+
+
+def test_a_run_missing_a_middle_part_is_refused_naming_it(data_env, tmp_path, capsys):
+    """The real run's parts _0, _1 of tiny_rule kept as _0 and _2: rejudge names tiny_rule_1.json, judges nothing."""
+    run = tmp_path / "run"
+    shutil.copytree(data_env.run_dir / "configs", run / "configs")
+    folder = run / "predictions" / "strong_t0-7"
+    folder.mkdir(parents=True)
+    real = data_env.run_dir / "predictions" / "strong_t0-7"
+    assert sorted(part.name for part in real.glob("tiny_rule_*.json")) == ["tiny_rule_0.json", "tiny_rule_1.json"]
+    shutil.copy(real / "tiny_rule_0.json", folder / "tiny_rule_0.json")
+    shutil.copy(real / "tiny_rule_1.json", folder / "tiny_rule_2.json")
+    output = tmp_path / "rejudged"
+    assert main(["rejudge", str(run), "--output", str(output), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{folder}: tiny_rule_1.json is missing" in err and len(err.strip().splitlines()) == 1, err
+    assert not output.exists()

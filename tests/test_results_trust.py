@@ -74,6 +74,71 @@ def _set_count(position, **counts):
 MG16 = float(100 * sum(exact_mg_pass(32, c, 16) for c in COUNTS) / len(COUNTS))
 
 
+def _unresolve():
+    """The first wrong verdict made unresolved, the counts and ``complete: true`` left as they were."""
+
+    def edit(document):
+        verdicts = next(
+            question["verdicts"]
+            for question in document["details"]
+            if any(verdict["correct"] is False for verdict in question["verdicts"])
+        )
+        wrong = next(index for index, verdict in enumerate(verdicts) if verdict["correct"] is False)
+        verdicts[wrong] = {**verdicts[wrong], "correct": None, "reason": "judge timed out"}
+
+    return edit
+
+
+def _set_block(**fields):
+    def edit(document):
+        document["gpassk"].update(fields)
+
+    return edit
+
+
+def _swap_interval(key):
+    def edit(document):
+        entry = document["gpassk"]["uncertainty"][key]
+        entry["ci_low"], entry["ci_high"] = entry["ci_high"] + 1, entry["ci_low"]
+
+    return edit
+
+
+#: A document that contradicts itself (issue 22): each is a problem, so it is not compared nor tabulated.
+CONTRADICTIONS = [
+    (_unresolve(), "gpassk.complete is true but its details hold 1 unresolved verdict(s)"),
+    (_set_block(n=48), "gpassk.n = 48 but its details have n = 32"),
+    (_set_block(questions=500), "gpassk.questions = 500 but it has 8 question details"),
+    (_swap_interval("G-Pass@8_0.5"), "gpassk.uncertainty['G-Pass@8_0.5'] has its low end"),
+    (_set_block(k=[4, 8, 16, 64]), "k = 64 is above n = 32 (G-Pass@k needs k <= n)"),
+    (_set("unresolved", 3), "unresolved = 3 but its details hold 0 unresolved verdict(s)"),
+]
+
+
+@pytest.mark.parametrize("edit, problem", CONTRADICTIONS)
+def test_a_document_that_contradicts_itself_is_flagged(edit, problem):
+    document = scored()
+    edit(document)
+    problems = read_results(json.loads(json.dumps(document))).problems
+    assert any(problem in sentence for sentence in problems), problems
+
+
+@pytest.mark.parametrize("edit, problem", CONTRADICTIONS)
+def test_gpassk_compare_refuses_a_scored_file_edited_to_contradict_itself(tmp_path, capsys, edit, problem):
+    """Made by ``gpassk score``, then edited: compare refuses it in one line naming the file and the reason."""
+    lines = [json.dumps(row) for row in generations(COUNTS, n=32)]
+    (tmp_path / "generations.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for name in ("a.json", "b.json"):
+        argv = ["score", str(tmp_path / "generations.jsonl"), "--k", "4", "8", "16", "--quiet"]
+        assert main([*argv, "--thresholds", "0.5", "0.75", "1.0", "--no-cache", "--output", str(tmp_path / name)]) == 0
+    document = json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))
+    edit(document)
+    (tmp_path / "b.json").write_text(json.dumps(document), encoding="utf-8")
+    assert main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "b.json: cannot be believed (" in err and problem in err, err
+
+
 @pytest.mark.parametrize(
     "edit, problem",
     [
@@ -127,6 +192,8 @@ def _replace_with_scored(outputs, spec: Spec, edit) -> str:
         (_set("mG-Pass@16", 95.0), "mG-Pass@16 = 95 but its per-question details give"),
         (_set("G-Pass@16_0.5", -5.0), "G-Pass@16_0.5 = -5 is outside [0, 100]"),
         (_set_count(3, c=999), "c = 999 > n = 32"),
+        (_unresolve(), "gpassk.complete is true but its details hold 1 unresolved verdict(s)"),
+        (_set_block(questions=500), "gpassk.questions = 500 but it has"),
     ],
 )
 def test_the_leaderboard_leaves_out_what_cannot_be_believed_naming_the_file(tmp_path, capsys, edit, reason):

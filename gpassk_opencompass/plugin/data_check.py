@@ -25,7 +25,7 @@ works, but does not compare one to one with the leaderboard).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import import_module
 from typing import Protocol
@@ -255,6 +255,40 @@ def read_records(name: str, path: str, read, check) -> tuple[int | None, list[Pr
         more = f" ({len(messages) - 1} more record(s) like it)" if len(messages) > 1 else ""
         problems.append(Problem(ERROR, name, f"{messages[0]}{more}; the layout is in docs/data.md"))
     return (None if problems else count), problems
+
+
+def check_unique_ids(rows: Iterable[tuple[str, str]]) -> None:
+    """Refuse a question id given twice, in one line naming the id and both records (file and position).
+
+    The one rule of the loaders (``load``) and of their ``check_data`` (:func:`unique_ids_problem`): results,
+    ``gpassk compare`` and the replicas of a run are keyed on the id, so two questions under one id would be
+    scored, and compared, as one.
+
+    Args:
+        rows: per question, ``(question id, where)`` in the order read; ``where`` is ``<file> record <key>``.
+
+    >>> check_unique_ids([("B/1", "f.jsonl record 0"), ("B/2", "f.jsonl record 1"), ("B/1", "f.jsonl record 2")])
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: f.jsonl record 2: question id 'B/1' repeats f.jsonl record 0; every question needs its own id: remove the duplicate or correct its id
+    """
+    first: dict[str, str] = {}
+    for question_id, where in rows:
+        if question_id in first:
+            raise InputError(
+                f"{where}: question id {question_id!r} repeats {first[question_id]}; "
+                "every question needs its own id: remove the duplicate or correct its id"
+            )
+        first[question_id] = where
+
+
+def unique_ids_problem(name: str, rows: Sequence[tuple[str, str]]) -> list[Problem]:
+    """:func:`check_unique_ids` as ``gpassk data check`` reports it: one error, or none."""
+    try:
+        check_unique_ids(rows)
+    except InputError as error:
+        return [Problem(ERROR, name, str(error))]
+    return []
 
 
 def check_benchmark(name: str, arguments: Mapping[str, object] | None = None) -> BenchmarkCheck:

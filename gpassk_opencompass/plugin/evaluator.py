@@ -191,6 +191,9 @@ class GPassKEvaluator(BaseEvaluator):
         questions = question_count(len(predictions), n)
         columns = dataset.column_names
         check_replicas_align(_row_keys(dataset), n)
+        check_replicas_align(
+            list(zip(dataset[self.columns.question_column], references)), n, "question text and gold answer"
+        )
 
         first_replica = dataset.select(range(questions))
         request = self.request.replace(ks=tuple(ks), subsets=self._subset_columns(columns))

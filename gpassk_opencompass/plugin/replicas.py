@@ -51,8 +51,8 @@ def check_replicas_align(keys: Sequence[Hashable], n: int, what: str = "question
     """Every replica must hold the same questions in the same order.
 
     Args:
-        keys: one identifying key per row (e.g. ``(subdivision, idx)`` or the
-            question text).
+        keys: one identifying key per row (e.g. ``(subdivision, idx)``, or the
+            question text with its gold answer: a replica misordered under the same ids).
         n: the number of replicas.
         what: how to name a key in the error.
 
@@ -68,7 +68,7 @@ def check_replicas_align(keys: Sequence[Hashable], n: int, what: str = "question
             row = replica * questions + question
             if keys[row] != keys[question]:
                 raise InputError(
-                    f"replica {replica} does not repeat replica 0: row {row} has {what} {keys[row]!r} "
-                    f"where row {question} has {keys[question]!r}; the dataset must be n={n} copies "
+                    f"replica {replica} does not repeat replica 0: row {row} has {what} {keys[row]!r:.100} "
+                    f"where row {question} has {keys[question]!r:.100}; the dataset must be n={n} copies "
                     "of the same questions in the same order"
                 )

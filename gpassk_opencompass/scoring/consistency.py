@@ -8,6 +8,9 @@ A hand-edited (or corrupted) file is flagged, never silently believed:
 * a percentage (accuracy, G-Pass@k_tau, mG-Pass@k, per subset too; a bootstrap
   interval's ends; ``gpassk.bounds``) that is NaN, infinite or outside [0, 100];
 * impossible per-question counts: ``n`` < 1, ``c > n``, ``c + unresolved > n``;
+* a document that contradicts itself: ``complete: true`` (or a recorded ``unresolved``) against the unresolved
+  verdicts of its details, ``gpassk.n`` or ``gpassk.questions`` against the details, an interval (bootstrap,
+  Bayesian, ``bounds``) whose low end is above its high end, a k above n;
 * a metric that its per-question ``details`` do not reproduce: each recorded
   metric key is recomputed from the ``(c, n)`` of every question (and its subset
   labels) with :mod:`~gpassk_opencompass.metrics` and must match within
@@ -66,12 +69,55 @@ def results_problems(record) -> tuple[str, ...]:
     ]
     ranges += [(f"gpassk.bounds[{key!r}]", value) for key, pair in record.bounds.items() for value in pair]
     problems += [f"{key} = {value:g} is outside [0, 100]" for key, value in ranges if not 0 <= value <= 100]
+    problems += _contradictions(record)
     impossible = _impossible_counts(record.details)
     if impossible:
         return tuple([*problems, impossible])
     if record.details:
         problems += _unreproduced(record)
     return tuple(problems)
+
+
+def _contradictions(record) -> list[str]:
+    """Where the document contradicts itself: ``complete`` against the unresolved verdicts of its details, ``n``
+    and ``questions`` against the details, an interval whose low end is above its high end, a k above n."""
+    problems = []
+    details = record.details
+    block = record.gpassk
+    unresolved = _unresolved_verdicts(details)
+    if unresolved and block.complete:
+        problems.append(f"gpassk.complete is true but its details hold {unresolved} unresolved verdict(s)")
+    recorded = [count for count in (record.recorded_unresolved, block.unresolved) if count is not None]
+    if details and any(count != unresolved for count in recorded):
+        problems.append(f"unresolved = {max(recorded)} but its details hold {unresolved} unresolved verdict(s)")
+    ns = sorted({question.n for question in details})
+    if block.n is not None and ns and ns != [block.n]:
+        problems.append(f"gpassk.n = {block.n} but its details have n = {', '.join(map(str, ns[:3]))}")
+    if block.questions is not None and details and block.questions != len(details):
+        problems.append(f"gpassk.questions = {block.questions} but it has {len(details)} question details")
+    intervals = [(f"gpassk.uncertainty[{key!r}]", entry.low, entry.high) for key, entry in record.uncertainty.items()]
+    intervals += [(f"gpassk.bayes[{key!r}]", entry.low, entry.high) for key, entry in record.bayes.items()]
+    intervals += [(f"gpassk.bounds[{key!r}]", low, high) for key, (low, high) in record.bounds.items()]
+    problems += [
+        f"{name} has its low end {low:g} above its high end {high:g}" for name, low, high in intervals if low > high
+    ]
+    n = min(ns) if ns else block.n
+    keys = [match for key in record.metrics if (match := _G_PASS.fullmatch(key) or _MG_PASS.fullmatch(key))]
+    ks = sorted({*record.ks, *(int(match["k"]) for match in keys)})
+    if n is not None and ks and ks[-1] > n:
+        problems.append(f"k = {ks[-1]} is above n = {n} (G-Pass@k needs k <= n)")
+    return problems
+
+
+def _unresolved_verdicts(details: Sequence) -> int:
+    """The unresolved verdicts of ``details``: counted from the verdicts where a question has them."""
+    counted = getattr(details, "unresolved", None)  # CompactDetails: an array counted once from its verdicts
+    if counted is not None:
+        return int(counted.sum())
+    return sum(
+        sum(verdict.correct is None for verdict in question.verdicts) if question.verdicts else question.unresolved
+        for question in details
+    )
 
 
 def _impossible_counts(details: Sequence) -> str | None:

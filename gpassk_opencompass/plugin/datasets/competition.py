@@ -36,11 +36,13 @@ from gpassk_opencompass.plugin.data_check import (
     BenchmarkCheck,
     Part,
     Problem,
+    check_unique_ids,
     count_warning,
     dataset_mapping,
     looked_at,
     missing,
     read_records,
+    unique_ids_problem,
 )
 from gpassk_opencompass.plugin.datasets.files import in_range, locate, read_jsonl, require_fields
 
@@ -132,12 +134,15 @@ class CompetitionDataset(BaseDataset):
         """
         local = dataset_mapping(path).get("local") or path
         where = locate(path, how_to_get(hub, local)).where
-        rows = []
+        rows, places = [], []
         for file_path in data_files(where, files):
             for key, record in read_table(file_path):
-                rows.append(competition_row(record, key, benchmark, f"{file_path} record {key}"))
+                place = f"{file_path} record {key}"
+                rows.append(competition_row(record, key, benchmark, place))
+                places.append((rows[-1]["question_id"], place))
         if not rows:
             raise InputError(f"{benchmark}: {where} holds no questions; {how_to_get(hub, local)}")
+        check_unique_ids(places)
         return Dataset.from_list(in_range(rows, test_range))
 
     @classmethod
@@ -155,8 +160,10 @@ class CompetitionDataset(BaseDataset):
         except (FileNotFoundError, ValueError) as error:
             return missing(benchmark, looked, error, local)
 
+        places: list[tuple[str, str]] = []
+
         def check(key: str, record: dict, where: str) -> bool:
-            competition_row(record, key, name, where)
+            places.append((competition_row(record, key, name, where)["question_id"], where))
             return True
 
         parts, problems = [], []
@@ -166,6 +173,7 @@ class CompetitionDataset(BaseDataset):
                 found, count = [Problem(ERROR, name, f"{path} holds no questions")], None
             parts.append(Part(os.path.basename(path), path, count))
             problems += found
+        problems += unique_ids_problem(name, places)
         total = sum(part.questions or 0 for part in parts)
         if not problems:
             problems += count_warning(name, total, benchmark.questions, "questions")

@@ -34,11 +34,13 @@ from gpassk_opencompass.plugin.data_check import (
     BenchmarkCheck,
     Part,
     Problem,
+    check_unique_ids,
     count_warning,
     dataset_mapping,
     looked_at,
     missing,
     read_records,
+    unique_ids_problem,
 )
 from gpassk_opencompass.plugin.datasets.files import in_range, locate, read_jsonl, require_fields
 
@@ -139,14 +141,16 @@ class Math500Level5Dataset(BaseDataset):
             Columns ``question_id``, ``problem``, ``answer``, ``subject``, ``level``.
         """
         file_path = data_file(locate(path, HOW_TO_GET).where, file_name)
-        rows, levels_seen = [], 0
+        rows, places, levels_seen = [], [], 0
         for key, record in records(file_path):
             levels_seen += parse_level(record.get("level")) is not None
             row = level_row(key, record, level, f"{file_path} record {key}")
             if row is not None:
                 rows.append(row)
+                places.append((row["question_id"], f"{file_path} record {key}"))
         if not levels_seen:
             raise InputError(no_levels_error(file_path))
+        check_unique_ids(places)
         expected = get_benchmark("MATH500-L5").questions
         if level == 5 and len(rows) != expected:
             logger.warning(
@@ -170,12 +174,19 @@ class Math500Level5Dataset(BaseDataset):
         except (FileNotFoundError, ValueError) as error:
             return missing(benchmark, looked, error, local)
         levels_seen = []
+        places: list[tuple[str, str]] = []
 
         def check(key: str, record: dict, where: str) -> bool:
             levels_seen.append(parse_level(record.get("level")) is not None)
-            return level_row(key, record, level, where) is not None
+            row = level_row(key, record, level, where)
+            if row is not None:
+                places.append((row["question_id"], where))
+            return row is not None
 
         count, problems = read_records(name, path, records, check)
+        problems += unique_ids_problem(name, places)
+        if problems:
+            count = None
         if count is not None and not any(levels_seen):
             problems, count = [Problem(ERROR, name, no_levels_error(path))], None
         elif count == 0:

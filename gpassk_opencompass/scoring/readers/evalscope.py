@@ -7,7 +7,8 @@
 
 * ``id``: ``str(group_id)`` (the question's position in the subset); ``question``: the text of the user messages
   (the prompt EvalScope sent); ``answer``: ``target`` (a string, a number, or a list holding one);
-* ``predictions``: ``score.prediction`` (the raw output) of generations 0..N-1, in ``generation_index`` order;
+* ``predictions``: ``score.prediction`` (the raw output) of generations 0..N-1, in ``generation_index`` order
+  (every question must hold every one of them: a gap is refused, never scored with a smaller n);
 * ``source_extracted``: ``score.extracted_prediction`` (None where it is empty: nothing parsed);
 * ``source_verdicts``: the main score of ``score.value`` (``main_score_name``, else its only metric, else ``acc``):
   1, ``True`` -> True; 0, ``False`` -> False; anything else (0.5, a missing metric, a status other than ``success``)
@@ -27,6 +28,7 @@ from collections.abc import Iterator
 
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import load_json_text
+from gpassk_opencompass.scoring.readers._complete import check_complete
 from gpassk_opencompass.scoring.readers._folder import gold_answer
 from gpassk_opencompass.scoring.readers.inspect import content_text
 from gpassk_opencompass.scoring.readers.sniff import first_record
@@ -114,6 +116,13 @@ def read(path: pathlib.Path) -> Iterator[dict]:
         raise InputError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
     if not questions:
         raise InputError(f"{source}: no review lines (the file is empty); give the review file evalscope eval wrote")
+    check_complete(
+        str(source),
+        {str(group): question["repeats"].keys() for group, question in questions.items()},
+        says="EvalScope numbers every question's repeats generation_index 0..N-1 with --repeats N",
+        name=lambda group, index: f"group_id {group} generation_index {index}",
+        fix="give the review file evalscope eval wrote, whole",
+    )
     for question in questions.values():
         yield _question(question)
 

@@ -28,10 +28,11 @@ import re
 import struct
 import zipfile
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.files import load_json_text, read_json_file
+from gpassk_opencompass.scoring.readers._complete import check_complete
 
 NAME = "inspect"
 DESCRIPTION = "inspect_ai eval logs (.eval or .json; inspect eval --epochs N gives n samples per question)"
@@ -110,8 +111,10 @@ def _read_json(path: pathlib.Path) -> Iterator[dict]:
         where = f"{path} sample {index + 1}"
         key = str(sample.get("id")) if isinstance(sample, dict) else f"#{index}"
         groups.setdefault(key, []).append((where, sample))
-    for entries in groups.values():
-        yield _question(entries)
+    questions = [_question(entries) for entries in groups.values()]  # the log is in memory already
+    epochs = {key: {_object(sample)["epoch"] for _, sample in entries} for key, entries in groups.items()}
+    _check_all_epochs(path, log, epochs, lambda sample, epoch: f"epoch {epoch} of sample {sample!r}")
+    yield from questions
 
 
 def _read_eval(path: pathlib.Path) -> Iterator[dict]:
@@ -127,16 +130,20 @@ def _read_eval(path: pathlib.Path) -> Iterator[dict]:
             raise InputError(
                 f"{path}: a zip without inspect_ai's header.json or _journal/start.json; give a log inspect eval wrote"
             )
-        _check_finished(path, _member(archive, path, "header.json") if "header.json" in names else {})
+        header = _member(archive, path, "header.json") if "header.json" in names else {}
+        _check_finished(path, header)
         groups: dict[str, list[str]] = {}
+        epochs: dict[str, set[int]] = {}
         for name in names:
             match = _SAMPLE_MEMBER.fullmatch(name)
             if match:
                 groups.setdefault(match.group(1), []).append(name)
+                epochs.setdefault(match.group(1), set()).add(int(match.group(2)))
         if not groups:
             raise InputError(
                 f"{path}: an inspect_ai log without samples; run inspect eval without --no-log-samples and give its log"
             )
+        _check_all_epochs(path, header, epochs, lambda sample, epoch: f"member samples/{sample}_epoch_{epoch}.json")
         for members in groups.values():
             yield _question([(f"{path} member {name}", _member(archive, path, name)) for name in members])
 
@@ -151,6 +158,38 @@ def _check_finished(path: pathlib.Path, header: object) -> None:
             f"{path}: the inspect run's status is {status!r}{why}, so epochs may be missing; "
             f"finish it with `inspect eval-retry {path}` and give the new log"
         )
+
+
+def _check_all_epochs(
+    path: pathlib.Path, header: object, held: dict[str, set[int]], name: Callable[[str, int], str]
+) -> None:
+    """Every sample's epochs 1..N and the sample count, as the log's header states them (``eval.config.epochs``,
+    ``results.total_samples``, ``eval.dataset.sample_ids``): a missing member or sample is refused in one line."""
+    log = header if isinstance(header, dict) else {}
+    config = _object(_object(log.get("eval")).get("config"))
+    epochs, total = config.get("epochs"), _object(log.get("results")).get("total_samples")
+    epochs = epochs if type(epochs) is int and epochs >= 1 else None
+    total = total if type(total) is int else None
+    sample_ids = _object(_object(log.get("eval")).get("dataset")).get("sample_ids")
+    ids = None
+    if isinstance(sample_ids, list) and epochs is not None and len(sample_ids) * epochs == total:
+        ids = [str(sample) for sample in sample_ids]
+    stated = [f"epochs: {epochs}"] * (epochs is not None) + [f"total_samples: {total}"] * (total is not None)
+    check_complete(
+        str(path),
+        held,
+        repeats=None if epochs is None else range(1, epochs + 1),
+        first=1,
+        ids=ids,
+        total=total,
+        says=f"the header says {', '.join(stated)}" if stated else "inspect runs every sample in every epoch",
+        name=name,
+        fix="give the log inspect eval wrote, whole",
+    )
+
+
+def _object(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 def _member(archive: zipfile.ZipFile, path: pathlib.Path, name: str) -> object:

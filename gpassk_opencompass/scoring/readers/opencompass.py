@@ -14,11 +14,12 @@ A run made with ``GPassKEvaluator`` is judged again in place with ``gpassk rejud
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import UnreadableJSON, read_json_file
+from gpassk_opencompass.scoring.readers._complete import check_complete
 from gpassk_opencompass.scoring.readers._folder import gold_answer
 
 NAME = "opencompass"
@@ -33,15 +34,36 @@ def detect(path: Path) -> bool:
 
 
 def prediction_parts(run_dir: Path, model_abbr: str, dataset_abbr: str) -> list[Path]:
-    """The predictions file of one model x dataset, or its ``_0``, ``_1``... parts in order ([] if none)."""
+    """The predictions file of one model x dataset, or its ``_0``, ``_1``... parts in order ([] if none).
+
+    Raises:
+        InputError: a part is missing between ``_0`` and the last one found (named in the message).
+    """
     folder = Path(run_dir) / "predictions" / model_abbr
     whole = folder / f"{dataset_abbr}.json"
     if whole.is_file():
         return [whole]
-    parts: list[Path] = []
-    while (folder / f"{dataset_abbr}_{len(parts)}.json").is_file():
-        parts.append(folder / f"{dataset_abbr}_{len(parts)}.json")
-    return parts
+    part = re.compile(re.escape(dataset_abbr) + r"_(0|[1-9]\d*)\.json")
+    found = {
+        int(match[1]): file
+        for file in (folder.iterdir() if folder.is_dir() else ())
+        if (match := part.fullmatch(file.name)) and file.is_file()
+    }
+    if 0 not in found:  # no partitioned run (a ``<other abbr>_3.json`` may be another dataset's whole file)
+        return []
+    check_complete(
+        str(folder),
+        {dataset_abbr: found.keys()},
+        says=f"OpenCompass numbers the parts of a partitioned dataset _0 to _N; found {_listed(found.values())}",
+        name=lambda dataset, index: f"{dataset}_{index}.json",
+        fix="give a run whose infer task finished (opencompass -r TIMESTAMP completes it)",
+    )
+    return [found[index] for index in sorted(found)]
+
+
+def _listed(files: Iterable[Path]) -> str:
+    names = sorted((file.name for file in files), key=lambda name: (len(name), name))
+    return ", ".join(names[:4]) + (f" ... {names[-1]}" if len(names) > 4 else "")
 
 
 def parts(path: Path) -> tuple[str, list[Path]]:
@@ -80,6 +102,14 @@ def read(path: Path) -> Iterator[dict]:
                 key, {"id": f"{dataset}/{len(questions)}", "question": key[0], "answer": key[1], "predictions": []}
             )
             question["predictions"] += _predictions(record.get("prediction"), where)
+    check_complete(
+        str(files[0]) if len(files) == 1 else f"{path.parent / dataset}_*.json",
+        {question["id"]: range(len(question["predictions"])) for question in questions.values()},
+        says="OpenCompass repeats every question n times, so each has the same number of predictions; a last part "
+        "file is missing, or two questions share a prompt and gold answer",
+        name=lambda question, index: f"prediction {index + 1} of question {question!r}",
+        fix="give the predictions of a finished run, every part",
+    )
     yield from questions.values()
 
 
