@@ -423,3 +423,21 @@ def test_a_module_judge_from_a_folder_with_braces_and_quotes_in_its_name_is_impo
     judge = load_judge("brace_checks:same")
     items = [JudgeItem("q", "7", "7"), JudgeItem("q", "7", "8")]
     assert [verdict.correct for verdict in judge.judge(items, progress=False).verdicts] == [True, False]
+
+
+def test_gpassk_score_judges_again_when_a_module_constant_the_function_reads_is_edited(tmp_path):
+    """The function's bytecode is unchanged, only the tolerance it reads is edited: the cache must not answer."""
+    (tmp_path / "near.jsonl").write_text(
+        json.dumps({"id": "q", "question": "", "answer": "1", "predictions": ["1", "1.3", "2"]}) + "\n"
+    )
+    body = "TOLERANCE = {}\n\ndef near(prediction, reference):\n    return abs(float(prediction) - float(reference)) <= TOLERANCE\n"
+    options = ("--k", "1", "--judge", "near_checks:near", "--cache", "verdicts.jsonl", "--output", "s.json", "--quiet")
+    scores = []
+    for tolerance in ("0.5", "0.25"):  # of different lengths: a stale .pyc of the same size and second is no question
+        write_module(tmp_path, "near_checks", body.format(tolerance))
+        done = run_gpassk("score", "near.jsonl", *options, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        document = json.loads((tmp_path / "s.json").read_text())
+        scores.append((document["G-Pass@1_1.0"], document["gpassk"]["judge_stats"]["cached"]))
+    # By hand: |1-1| = 0 and |1.3-1| = 0.3 are within 0.5, |2-1| = 1 is not (2 of 3); within 0.25 only "1" (1 of 3).
+    assert scores == [(pytest.approx(100 * 2 / 3), 0), (pytest.approx(100 / 3), 0)]
