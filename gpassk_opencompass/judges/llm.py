@@ -79,7 +79,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 from gpassk_opencompass.errors import clause
 from gpassk_opencompass.judges.prompts import judge_protocol
 from gpassk_opencompass.judges.transport import RedirectRefused, ReplyTooLarge, TransportFault, judge_http_client
-from gpassk_opencompass.judges.types import JudgeSettings
+from gpassk_opencompass.judges.types import JudgeSettings, valid_unicode
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact
 
@@ -709,7 +709,7 @@ def reply_content(reply) -> str | None:
     (None, None)
     """
     content = getattr(getattr(_first_choice(reply), "message", None), "content", None)
-    return content if isinstance(content, str) else None
+    return valid_unicode(content) if isinstance(content, str) else None  # untrusted text: lone surrogates replaced
 
 
 def reply_reasoning(reply) -> str | None:

@@ -47,7 +47,7 @@ import zlib
 from dataclasses import dataclass
 
 from gpassk_opencompass.judges.magnitude import differ, magnitude
-from gpassk_opencompass.judges.types import Verdict
+from gpassk_opencompass.judges.types import Verdict, text_bytes
 from gpassk_opencompass.log import logger
 
 #: What to do about an answer the rule judge could not decide (said in the verdict's reason).
@@ -296,7 +296,7 @@ def numeric_difference(gold, target, *, timeout: int) -> Sample | None:
         return None
     symbols = sorted(gold.free_symbols | target.free_symbols, key=lambda symbol: symbol.name)
     point = {
-        symbol: I if symbol.name == "i" else Rational(101 + zlib.crc32(symbol.name.encode()) % 797, 1009)
+        symbol: I if symbol.name == "i" else Rational(101 + zlib.crc32(text_bytes(symbol.name)) % 797, 1009)
         for symbol in symbols
     }
 

@@ -57,7 +57,7 @@ from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.judges.batch import check_items, judge_stats
 from gpassk_opencompass.judges.cache import VerdictCache, verdict_key
 from gpassk_opencompass.judges.registry import USER_PREFIX
-from gpassk_opencompass.judges.types import JudgeItem, JudgeReport, Verdict
+from gpassk_opencompass.judges.types import JudgeItem, JudgeReport, Verdict, text_bytes
 from gpassk_opencompass.judges.workers import Start, Worker, default_processes, forked, in_interpreter, judge_in_workers
 
 #: ``Verdict.source`` of a user judge's verdict (``"cache"`` when read back from the verdict cache).
@@ -244,7 +244,7 @@ def code_digest(function: Callable) -> str:
             digest.update(part)
             digest.update(b"\0")
     for path in sorted(files):
-        digest.update(path.encode("utf-8", "surrogatepass") + b"\0")
+        digest.update(text_bytes(path) + b"\0")
         digest.update(_file_digest(path))
     return digest.hexdigest()[:16]
 
@@ -300,7 +300,7 @@ def _stable_repr(value: object) -> bytes:
     if type(value).__repr__ is object.__repr__:
         return f"{type(value).__module__}.{type(value).__qualname__} object".encode()
     try:
-        return repr(value).encode("utf-8", "surrogatepass")
+        return text_bytes(repr(value))
     except Exception:  # noqa: BLE001 - a repr that fails: its type stands for it
         return f"{type(value).__module__}.{type(value).__qualname__} unrepresentable".encode()
 
