@@ -441,3 +441,25 @@ def test_gpassk_score_judges_again_when_a_module_constant_the_function_reads_is_
         scores.append((document["G-Pass@1_1.0"], document["gpassk"]["judge_stats"]["cached"]))
     # By hand: |1-1| = 0 and |1.3-1| = 0.3 are within 0.5, |2-1| = 1 is not (2 of 3); within 0.25 only "1" (1 of 3).
     assert scores == [(pytest.approx(100 * 2 / 3), 0), (pytest.approx(100 / 3), 0)]
+
+
+def test_gpassk_score_finds_its_cached_verdicts_again_under_another_hash_seed(tmp_path):
+    """A set the function reads lists its items in another order under each hash seed: the key must not."""
+    write_module(
+        tmp_path,
+        "set_checks",
+        "SAME = {'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight'}\n\n"
+        "def same(prediction, reference):\n    return prediction == reference or prediction in SAME\n",
+    )
+    (tmp_path / "card.jsonl").write_text(json.dumps(card_questions()[0]) + "\n")
+    cached = []
+    for seed in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-m", "gpassk_opencompass.cli", "score", "card.jsonl", "--k", "4", "--judge",
+             "set_checks:same", "--cache", "verdicts.jsonl", "--output", "s.json", "--quiet"],
+            check=False, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+            env=dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED=seed),
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        cached.append(json.loads((tmp_path / "s.json").read_text())["gpassk"]["judge_stats"]["cached"])
+    assert cached == [0, 3]  # the card's 3 distinct answers, found again

@@ -64,6 +64,8 @@ from gpassk_opencompass.judges.workers import Start, Worker, default_processes, 
 SOURCE = "python"
 #: Longest reason kept from a user function's exception message.
 MAX_REASON_CHARS = 300
+# Containers nested deeper than this in a global the function reads are taken by their repr (a cycle ends there).
+_NESTING = 8
 #: Seconds the function may take on one answer (``--judge-timeout``, ``judge_timeout``) by default.
 DEFAULT_TIMEOUT = 60.0
 
@@ -293,15 +295,29 @@ def _names_read(code: types.CodeType) -> set[str]:
     return names
 
 
-def _stable_repr(value: object) -> bytes:
-    """``repr(value)``, or its type's name where the repr is only a memory address (it would change every run)."""
+def _stable_repr(value: object, depth: int = 0) -> bytes:
+    """``repr(value)`` as it reads in every run: a set's items in sorted order (a set of strings is listed in
+    another order under each hash seed), and its type's name where the repr is only a memory address.
+
+    >>> _stable_repr({"cm", "m", "km"}), _stable_repr({"units": frozenset({2, 1})})
+    (b"set['cm', 'km', 'm']", b"{'units': frozenset[1, 2]}")
+    """
     if isinstance(value, types.ModuleType):
         return f"module {value.__name__}".encode()
     if type(value).__repr__ is object.__repr__:
         return f"{type(value).__module__}.{type(value).__qualname__} object".encode()
+    if depth < _NESTING and isinstance(value, (set, frozenset)):
+        listed = b", ".join(sorted(_stable_repr(item, depth + 1) for item in value))
+        return f"{type(value).__name__}[".encode() + listed + b"]"
+    if depth < _NESTING and isinstance(value, dict) and type(value) is dict:
+        pairs = (_stable_repr(key, depth + 1) + b": " + _stable_repr(item, depth + 1) for key, item in value.items())
+        return b"{" + b", ".join(pairs) + b"}"
+    if depth < _NESTING and isinstance(value, (list, tuple)) and type(value) in (list, tuple):
+        listed = b", ".join(_stable_repr(item, depth + 1) for item in value)
+        return b"[" + listed + b"]" if isinstance(value, list) else b"(" + listed + b")"
     try:
         return text_bytes(repr(value))
-    except Exception:  # noqa: BLE001 - a repr that fails: its type stands for it
+    except Exception:  # noqa: BLE001 - a repr that fails (or recurses without end): its type stands for it
         return f"{type(value).__module__}.{type(value).__qualname__} unrepresentable".encode()
 
 
