@@ -219,7 +219,8 @@ def serve(read_fd: int, write_fd: int, spec: str, name: str, path: list[str]) ->
 def code_digest(function: Callable) -> str:
     """A digest of what decides a function's answers, as far as it can be seen: it changes when any of it is edited.
 
-    It covers the function's code (nested functions included), its defaults and captured values; the values of
+    It covers the function's code (nested functions included), its defaults and captured values (for a callable
+    object or a bound method, its class's ``__call__`` or the method, and the object's attributes); the values of
     the globals its code names (a tolerance, a table; a function among them is followed the same way, a module
     stands by its name, an object whose repr is only its address by its type); and the bytes of the source file
     of the function's module and of every module whose functions it reaches so (for a function typed into a
@@ -254,35 +255,39 @@ def code_digest(function: Callable) -> str:
 def _function_parts(function: object, seen: set[object], files: set[str], pending: list[object]) -> list[bytes]:
     """The bytes of one function (its code, defaults, closure, the globals its code names) for :func:`code_digest`.
 
-    Functions among its globals are appended to ``pending``, their modules' files to ``files``.
+    Functions among its captured values and globals are appended to ``pending``, their modules' files to ``files``.
     """
     if isinstance(function, functools.partial):
         pending.append(function.func)
         return [b"partial", _stable_repr(function.args), _stable_repr(function.keywords)]
-    target: Any = getattr(function, "__func__", function)  # a bound method: its function
-    if getattr(target, "__code__", None) is None:
-        call = type(function).__call__ if callable(function) else None  # a callable object: its class's __call__
-        target = call if getattr(call, "__code__", None) is not None else None
-    if target is None or target in seen:
-        return [] if target is not None else [type(function).__qualname__.encode()]
+    target: Any = getattr(function, "__func__", function)  # a bound method: its function, and its object's state
+    instance = getattr(function, "__self__", None)
+    if getattr(target, "__code__", None) is None:  # a callable object: its class's __call__; a builtin: its name
+        target, instance = (type(function).__call__ if callable(function) else None), function
+        if getattr(target, "__code__", None) is None:
+            return [f"{type(function).__module__}.{type(function).__qualname__}".encode()]
+    state = [_stable_repr(vars(instance))] if hasattr(instance, "__dict__") else []
+    if target in seen:
+        return state
     seen.add(target)
-    code = target.__code__
     module = sys.modules.get(getattr(target, "__module__", None) or "")
     source = getattr(module, "__file__", None)
     if isinstance(source, str) and os.path.isfile(source):
         files.add(source)
-    parts = [marshal.dumps(code), _stable_repr(getattr(target, "__defaults__", None))]
-    parts.append(_stable_repr(getattr(target, "__kwdefaults__", None)))
-    parts += [_stable_repr(cell.cell_contents) for cell in getattr(target, "__closure__", None) or ()]
-    namespace = getattr(target, "__globals__", {})
-    for name in sorted(_names_read(code)):
-        if name in namespace:
-            value = namespace[name]
-            parts.append(name.encode())
-            if getattr(getattr(value, "__func__", value), "__code__", None) is not None:
-                pending.append(value)
-            else:
-                parts.append(_stable_repr(value))
+
+    def value_part(value: object) -> bytes:
+        if getattr(getattr(value, "__func__", value), "__code__", None) is not None:
+            pending.append(value)  # a function: followed, not its repr (which holds its address)
+            return b"function"
+        return _stable_repr(value)
+
+    code = target.__code__
+    parts = [*state, marshal.dumps(code), _stable_repr(target.__defaults__), _stable_repr(target.__kwdefaults__)]
+    parts += [value_part(cell.cell_contents) for cell in target.__closure__ or ()]
+    namespace = target.__globals__
+    parts += [
+        name.encode() + b"=" + value_part(namespace[name]) for name in sorted(_names_read(code)) if name in namespace
+    ]
     return parts
 
 
