@@ -463,3 +463,26 @@ def test_gpassk_score_finds_its_cached_verdicts_again_under_another_hash_seed(tm
         assert done.returncode == 0, done.stderr
         cached.append(json.loads((tmp_path / "s.json").read_text())["gpassk"]["judge_stats"]["cached"])
     assert cached == [0, 3]  # the card's 3 distinct answers, found again
+
+
+class Within:
+    """A checker object: its tolerance is an attribute, not code."""
+
+    def __init__(self, tolerance):
+        self.tolerance = tolerance
+
+    def __call__(self, prediction, reference):
+        return abs(float(prediction) - float(reference)) <= self.tolerance
+
+
+def test_a_checker_objects_attributes_are_in_its_cache_key(tmp_path):
+    cache = tmp_path / "verdicts.jsonl"
+    items = [JudgeItem("q", "1", prediction) for prediction in ("1", "1.3", "2")]
+
+    def run(check):
+        report = PythonJudge(check).with_cache(cache).judge(items, progress=False)
+        return [verdict.correct for verdict in report.verdicts], report.stats.cached
+
+    assert run(Within(0.5)) == ([True, True, False], 0)
+    assert run(Within(0.25)) == ([True, False, False], 0)  # |1.3 - 1| = 0.3 > 0.25: judged again, not served
+    assert run(Within(0.5)) == ([True, True, False], 3)
