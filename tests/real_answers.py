@@ -13,6 +13,10 @@ level-1 questions; the AMC option formats are the usual AoPS answer format
 (LiveMathBench has an AMC split).  The issue gives the answers, not the
 questions: where a row's gold is not the original one, the verdict holds for
 any gold of that benchmark (AIME: an integer 0..999, see ``AIME_GOLDS``).
+
+Issue 22 added the outputs it quotes: SmolLM2-135M-Instruct's three answers to "6 times 7" (the one after
+"Final answer:" was judged wrong), and the answer that left one of the 37 Qwen2.5-Math runs blocked, on AMC23's
+tan 2023x problem (gold -1); the issue quotes its left-hand side, the rest is written in that shape.
 """
 
 from dataclasses import dataclass
