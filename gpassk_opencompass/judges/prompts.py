@@ -216,7 +216,7 @@ def blank_reply(content: str | None, reasoning: str | None = None) -> str | None
         return (
             "the reply's content is blank; its text is all in reasoning_content (the judge server's reasoning "
             "parser put it there: the model never closed its reasoning), which is not read as a verdict; serve the "
-            "judge with the reasoning parser of its model (or none), or raise --judge-max-tokens"
+            "judge with its own model's reasoning parser, or with none"
         )
     return "the reply is blank"
 
