@@ -274,8 +274,11 @@ E_SUM = "+".join(f"e^{{{2 * k}ix}}" for k in range(1, 40))  # sum of e^{2kix}, k
             "-1",
             r"\frac{(e^{2ix}-1)^{2023}}{(e^{2ix}+1)^{2023}} = (i\tan x)^{2023}",
             False,
-            "the answer's equation read by its right-hand side, as math-verify reads it: at i = sqrt(-1), x = 0.7007",
+            "the answer's equation, read by its right-hand side as math-verify reads it (every side counts): at i = "
+            "sqrt(-1), x = 0.7007",
         ),
+        # the gold on the left-hand side: math-verify would read the right, but an equal answer is never wrong
+        ("-1", r"-1 = \frac{(e^{2ix}-1)^{2023}}{(e^{2ix}+1)^{2023}}", None, "likely equal, not proven"),
         # ... and an equation whose right-hand side is the gold identically is never judged wrong
         ("-1", r"(i\tan x)^{2} = \tan^2 x - \sec^2 x", None, "likely equal, not proven"),
         ("-1", r"a = b = \tan^2 x - \sec^2 x", None, "likely equal, not proven"),
@@ -323,7 +326,7 @@ def test_the_numeric_check_reads_an_equation_by_its_right_hand_side_computed_ind
 
     answer = parse(r"\boxed{\frac{(e^{2ix}-1)^{2023}}{(e^{2ix}+1)^{2023}} = (i\tan x)^{2023}}", parsing_timeout=30)[0]
     sample = numeric_difference(-1, answer, timeout=3)
-    assert sample.differ and f"the answer is 0{value.imag:.4g}i and the reference -1" in sample.said
+    assert sample.differ and f" = 0{value.imag:.4g}i and the reference -1" in sample.said  # lhs = rhs, both ~0
 
 
 @pytest.mark.parametrize("judge", ["rule", "auto"])

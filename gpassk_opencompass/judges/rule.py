@@ -274,11 +274,14 @@ def numeric_difference(gold, target, *, timeout: int) -> Sample:
     variable gets a fixed value in (0.1, 0.9) from its name, so a verdict is the same on every run, except
     ``i``, which math-verify reads as a variable, and which is the imaginary unit (expressions that differ
     there differ as expressions of a variable ``i`` too); values within :data:`_NUMERIC_TOLERANCE` of each
-    other (relative; both below :data:`_ZERO`: zero) prove nothing. An equation answered to a reference that
-    is none is read as math-verify reads it, by its last right-hand side (``\frac{(e^{2ix}-1)^{2023}}
-    {(e^{2ix}+1)^{2023}} = (i\tan x)^{2023}`` against ``-1``), and a reference ``x = 5`` against an answer that
-    is no equation by its right-hand side. Other relations, sets, tuples and anything that does not evaluate
-    to a finite number make no claim (``differ=None``, saying why); the evaluation has ``timeout`` seconds.
+    other (relative; both below :data:`_ZERO`: zero) prove nothing.
+
+    An equation answered to a reference that is none is read as math-verify reads it, by its last right-hand
+    side (``\frac{(e^{2ix}-1)^{2023}}{(e^{2ix}+1)^{2023}} = (i\tan x)^{2023}`` against ``-1``); it differs only
+    when every side of it differs there, so an answer written ``-1 = \ldots`` is never judged wrong. A
+    reference that assigns (``x = 5``) is read by its value against an answer that is no equation. Other
+    relations, sets, tuples and anything that does not evaluate to a finite number make no claim
+    (``differ=None``, saying why); the evaluation has ``timeout`` seconds.
 
     >>> from sympy import Eq, Symbol, exp, I, cos, tan
     >>> x = Symbol("x")
@@ -289,7 +292,7 @@ def numeric_difference(gold, target, *, timeout: int) -> Sample:
     'at i = sqrt(-1), x = 0.7007 the answer is -0.7745+1.318i and the reference 588'
     >>> sample = numeric_difference(-1, Eq((exp(2 * i * x) - 1) / (exp(2 * i * x) + 1), i * tan(x)), timeout=3)
     >>> sample.differ, sample.said[:65]
-    (True, "the answer's equation read by its right-hand side, as math-verify")
+    (True, "the answer's equation, read by its right-hand side as math-verify")
     """
     from math_verify.errors import TimeoutException
     from math_verify.utils import timeout as bounded
@@ -299,10 +302,10 @@ def numeric_difference(gold, target, *, timeout: int) -> Sample:
         gold, target = sympify(gold), sympify(target)
     except Exception:  # noqa: BLE001 - not a sympy expression: no claim
         return Sample(None, "no numeric check: a side is not an expression sympy can evaluate")
-    gold, target, read = _as_compared(gold, target)
-    if not (isinstance(gold, Expr) and isinstance(target, Expr)):
+    gold, sides, read = _as_compared(gold, target)
+    if not all(isinstance(side, Expr) for side in (gold, *sides)):
         return Sample(None, "no numeric check compares relations, sets or tuples")
-    symbols = sorted(gold.free_symbols | target.free_symbols, key=lambda symbol: symbol.name)
+    symbols = sorted(set().union(gold.free_symbols, *(side.free_symbols for side in sides)), key=lambda s: s.name)
     point = {
         symbol: I if symbol.name == "i" else Rational(101 + zlib.crc32(text_bytes(symbol.name)) % 797, 1009)
         for symbol in symbols
@@ -314,15 +317,18 @@ def numeric_difference(gold, target, *, timeout: int) -> Sample:
 
     @bounded(timeout_seconds=timeout)
     def values() -> list:  # sympy numbers: no overflow or underflow (10^{-10^9} is not 0)
-        return [side.evalf(30, subs=point) for side in (gold, target)]
+        return [side.evalf(30, subs=point) for side in (gold, *sides)]
 
     try:
-        gold_value, target_value = values()
-        if not all(value.is_number and value.is_finite for value in (gold_value, target_value)):
-            return Sample(None, f"no numeric check: the values {at}are not both finite numbers")
-        scale = Max(abs(gold_value), abs(target_value), _ZERO)
-        differ = bool(abs(gold_value - target_value) > _NUMERIC_TOLERANCE * scale)
-        values_said = f"the answer is {_shown(target_value)} and the reference {_shown(gold_value)}"
+        gold_value, *side_values = values()
+        if not all(value.is_number and value.is_finite for value in (gold_value, *side_values)):
+            return Sample(None, f"no numeric check: the values {at}are not all finite numbers")
+        differ = all(
+            bool(abs(gold_value - value) > _NUMERIC_TOLERANCE * Max(abs(gold_value), abs(value), _ZERO))
+            for value in side_values
+        )
+        shown = " = ".join(_shown(value) for value in side_values)
+        values_said = f"the answer is {shown} and the reference {_shown(gold_value)}"
     except TimeoutException:
         return Sample(None, f"no numeric check: evaluating {at}took over {timeout}s")
     except (TypeError, ValueError, ArithmeticError, RecursionError) as error:
@@ -331,11 +337,12 @@ def numeric_difference(gold, target, *, timeout: int) -> Sample:
 
 
 def _as_compared(gold, target) -> tuple:
-    """``(gold, target, said)``: the sides math-verify compares when one is an equation and the other is not.
+    """``(gold, sides, said)``: the reference and the answer's sides to evaluate, as math-verify compares them.
 
     As ``math_verify.grader`` does: an equation (or a chain ``a = b = c``) answered to a reference that is none
-    is its last right-hand side; a reference that assigns (``x = 5``) against an answer that is no equation is
-    its right-hand side. ``said`` names the reading for the verdict's reason (``""``: both as they are).
+    is read by its last right-hand side -- its sides are all evaluated, and all must differ; a reference that
+    assigns (``x = 5``) against an answer that is no equation is its right-hand side. ``said`` names the
+    reading for the verdict's reason (``""``: both as they are).
     """
     from sympy import And, Eq, Symbol
 
@@ -346,14 +353,15 @@ def _as_compared(gold, target) -> tuple:
         chain = relations(expression)
         return isinstance(expression, Eq) or (bool(chain) and all(isinstance(part, Eq) for part in chain))
 
-    def last_rhs(expression):
-        return (relations(expression) or [expression])[-1].rhs
-
     if equation(target) and not equation(gold):
-        return gold, last_rhs(target), "the answer's equation read by its right-hand side, as math-verify reads it: "
+        chain = relations(target) or [target]
+        sides = [chain[0].lhs, *(relation.rhs for relation in chain)]
+        said = "the answer's equation, read by its right-hand side as math-verify reads it (every side counts): "
+        return gold, sides, said
     if equation(gold) and isinstance((relations(gold) or [gold])[0].lhs, Symbol) and not equation(target):
-        return last_rhs(gold), target, "the reference's assignment read by its right-hand side, as math-verify does: "
-    return gold, target, ""
+        reference = (relations(gold) or [gold])[-1].rhs
+        return reference, [target], "the reference's assignment read by its right-hand side, as math-verify does: "
+    return gold, [target], ""
 
 
 def _shown(value) -> str:
