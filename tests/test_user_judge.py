@@ -425,6 +425,7 @@ def test_a_module_judge_from_a_folder_with_braces_and_quotes_in_its_name_is_impo
     assert [verdict.correct for verdict in judge.judge(items, progress=False).verdicts] == [True, False]
 
 
+@pytest.mark.e2e  # two gpassk processes, each with its judge's worker interpreters
 def test_gpassk_score_judges_again_when_a_module_constant_the_function_reads_is_edited(tmp_path):
     """The function's bytecode is unchanged, only the tolerance it reads is edited: the cache must not answer."""
     (tmp_path / "near.jsonl").write_text(
@@ -443,6 +444,7 @@ def test_gpassk_score_judges_again_when_a_module_constant_the_function_reads_is_
     assert scores == [(pytest.approx(100 * 2 / 3), 0), (pytest.approx(100 / 3), 0)]
 
 
+@pytest.mark.e2e  # two gpassk processes, each with its judge's worker interpreters
 def test_gpassk_score_finds_its_cached_verdicts_again_under_another_hash_seed(tmp_path):
     """A set the function reads lists its items in another order under each hash seed: the key must not."""
     write_module(
