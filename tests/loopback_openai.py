@@ -40,11 +40,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 @dataclass(frozen=True)
 class Reply:
-    """A successful completion, optionally sent after ``delay`` seconds."""
+    """A successful completion, optionally sent after ``delay`` seconds.
 
-    content: str
+    ``reasoning`` is sent as the message's ``reasoning_content``, where vLLM's reasoning parser puts what the
+    model wrote before it closed its thinking (``content`` may then be ``None``).
+    """
+
+    content: str | None
     delay: float = 0.0
     finish_reason: str = "stop"
+    reasoning: str | None = None
 
 
 @dataclass(frozen=True)
@@ -194,14 +199,15 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(response, Drip):
             self._drip(self._completion(body, response.content, "stop"), response)
             return
-        finish_reason = "stop"
+        finish_reason, reasoning = "stop", None
+        content: str | None
         if isinstance(response, Reply):
             if response.delay:
                 time.sleep(response.delay)
-            content, finish_reason = response.content, response.finish_reason
+            content, finish_reason, reasoning = response.content, response.finish_reason, response.reasoning
         else:
             content = response
-        self._send_json(200, self._completion(body, content, finish_reason))
+        self._send_json(200, self._completion(body, content, finish_reason, reasoning))
 
     def _drip(self, payload: dict, drip: Drip) -> None:
         data = b" " * drip.count + json.dumps(payload).encode()
@@ -225,8 +231,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.drips.append((sent, whole))
             self.server.drip_done.notify_all()
 
-    def _completion(self, body: dict, content: str, finish_reason: str) -> dict:
+    def _completion(self, body: dict, content: str | None, finish_reason: str, reasoning: str | None = None) -> dict:
         n = int(body.get("n", 1) or 1)
+        message = {"role": "assistant", "content": content}
+        if reasoning is not None:
+            message["reasoning_content"] = reasoning
         return {
             "id": f"chatcmpl-loopback-{len(self.server.requests)}",
             "object": "chat.completion",
@@ -235,7 +244,7 @@ class _Handler(BaseHTTPRequestHandler):
             "choices": [
                 {
                     "index": i,
-                    "message": {"role": "assistant", "content": content},
+                    "message": message,
                     "finish_reason": finish_reason,
                 }
                 for i in range(n)

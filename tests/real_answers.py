@@ -13,6 +13,10 @@ level-1 questions; the AMC option formats are the usual AoPS answer format
 (LiveMathBench has an AMC split).  The issue gives the answers, not the
 questions: where a row's gold is not the original one, the verdict holds for
 any gold of that benchmark (AIME: an integer 0..999, see ``AIME_GOLDS``).
+
+Issue 22 added the outputs it quotes: SmolLM2-135M-Instruct's three answers to "6 times 7" (the one after
+"Final answer:" was judged wrong), and the answer that left one of the 37 Qwen2.5-Math runs blocked, on AMC23's
+tan 2023x problem (gold -1); the issue quotes its left-hand side, the rest is written in that shape.
 """
 
 from dataclasses import dataclass
@@ -25,6 +29,11 @@ VARIANT = "written for this table: a variant or a control of the rows from real 
 LOOP = "a model stuck in a loop after stating its answer (issue 16; text written in that shape)"
 CUT = "a generation cut by the token limit before it answered (issue 16 re-verified; text written in that shape)"
 LONG_EXP = "a long e^{2ix} expression as a Qwen2.5-Math run wrote on AIME 2025 (issue 16; written in that shape)"
+SMOLLM_PROSE = "SmolLM2-135M-Instruct on '6 times 7', real outputs quoted in issue 22"
+QWEN_TAN = (
+    "Qwen2.5-Math on AMC23's tan 2023x problem (gold -1): the answer that left one of 37 public runs blocked "
+    "(issue 22 quotes its left-hand side; the right-hand side, (i tan x)^2023, written in that shape)"
+)
 
 #: A sum of 48 e^{2kix} terms with coefficients: math-verify's comparison with a number runs out of time.
 LONG_SUM = (
@@ -222,4 +231,37 @@ ROWS = [
     # -- a long expression against an AIME answer (math-verify's comparison may run out of time)
     Row(rf"\boxed{{{LONG_SUM}}}", "588", False, LONG_EXP, "it varies with x: no constant, so not 588"),
     Row(rf"\boxed{{{LONG_SUM}}}", "0", False, LONG_EXP, "it varies with x: not identically 0"),
+    # -- an equation against a number: read by its right-hand side, as math-verify reads it (issue 22)
+    Row(
+        r"So \boxed{\frac{(e^{2ix}-1)^{2023}}{(e^{2ix}+1)^{2023}} = (i\tan x)^{2023}}",
+        "-1",
+        False,
+        QWEN_TAN,
+        "(e^{2ix}-1)/(e^{2ix}+1) = i tan x: the right-hand side is -i tan^2023 x, which varies with x, not -1",
+    ),
+    Row(
+        r"\boxed{\frac{(e^{2ix}-1)^{2023}}{(e^{2ix}+1)^{2023}}}",
+        "-1",
+        False,
+        QWEN_TAN,
+        "the left-hand side alone: the same -i tan^2023 x, not -1",
+    ),
+    Row(
+        r"\boxed{\frac{(e^{2ix}-1)^{2023}}{(e^{2ix}+1)^{2023}} = -1}",
+        "-1",
+        True,
+        VARIANT,
+        "an equation whose right-hand side is the gold (as math-verify reads it)",
+    ),
+    # -- a sentence after "Final answer:" gives its value (issue 22)
+    Row("Final answer: 6 times 7 is 42", "42", True, SMOLLM_PROSE, "the sentence states 42; its value is the answer"),
+    Row("So, 6 times 7 is 42.", "42", True, SMOLLM_PROSE, "no answer phrase: the last number of the last line"),
+    Row("6 x 7 = 42", "42", True, SMOLLM_PROSE, "an equation: its right-hand side"),
+    Row("Final answer: 6 times 7 is 41", "42", False, VARIANT, "the sentence's value is 41"),
+    Row("Final answer: the product of 6 and 7 is equal to 42.", "42", True, VARIANT, "'is equal to', then the value"),
+    Row("Final answer: 6 times 7 is not 41.", "41", False, VARIANT, "a negation is never read as its value"),
+    Row("Final answer: the roots are 3 and 5", "5", False, VARIANT, "two values: not the last one alone"),
+    Row("Final answer: 41, since 6 times 7 is 42.", "42", False, VARIANT, "the stated answer is 41; 42 is the reason"),
+    Row("答案：6乘以7等于42", "42", True, VARIANT, "等于 (equals), then the value"),
+    Row("答案：6乘以7不等于41", "41", False, VARIANT, "不等于 (does not equal) is never read as its value"),
 ]

@@ -3,6 +3,7 @@
 No timing here (see benchmarks/bench_hostile.py): memory (tracemalloc peak) and output sizes.
 """
 
+import hashlib
 import json
 import re
 import tracemalloc
@@ -11,9 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gpassk_opencompass.cli import main
 from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items
 from gpassk_opencompass.judges.cache import verdict_key
 from gpassk_opencompass.judges.extraction import MAX_ANSWER_CHARS, boxed_spans, extract, extract_answer
+from loopback_openai import last_user_message
 
 NESTED = 12_500
 
@@ -131,3 +134,73 @@ def reference_spans(text):
 )
 def test_one_pass_boxes_match_the_plain_definition(text):
     assert boxed_spans(text) == reference_spans(text)
+
+
+# ------------------------------------------------------------------ lone surrogates through gpassk score
+
+# Valid JSON ("\ud800" escapes a lone UTF-16 surrogate), as a model's broken tokenizer output writes it.
+SURROGATE_LINE = (
+    '{"id": "q\\ud800", "question": "1+1? \\ud800", "answer": "2", '
+    '"predictions": ["\\\\boxed{2} \\ud800", "\\\\boxed{3}\\udfff"]}\n'
+)
+
+
+def surrogate_digest(texts):
+    """texts_digest computed independently: the JSON list's UTF-8 bytes, lone surrogates passed through."""
+    return hashlib.sha256(json.dumps(texts, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def score_surrogates(tmp_path, *options):
+    source = tmp_path / "gens.jsonl"
+    source.write_text(SURROGATE_LINE, encoding="utf-8")
+    output = tmp_path / "scores.json"
+    code = main(["score", str(source), "--k", "1", "--output", str(output), "--quiet", *options])
+    return code, json.loads(output.read_text(encoding="utf-8"))
+
+
+def check_surrogate_results(document):
+    (question,) = document["details"]
+    predictions = json.loads(SURROGATE_LINE)["predictions"]
+    assert question["generations_sha256"] == surrogate_digest(predictions)
+    assert question["question_sha256"] == surrogate_digest(["1+1? \ud800", "2"])
+    assert [verdict["correct"] for verdict in question["verdicts"]] == [True, False]
+    assert document["G-Pass@1_1.0"] == pytest.approx(50.0)  # 1 of 2 right
+
+
+def test_gpassk_score_rule_judge_on_lone_surrogates(tmp_path):
+    code, document = score_surrogates(tmp_path, "--judge", "rule")
+    assert code == 0
+    check_surrogate_results(document)
+
+
+def test_gpassk_score_llm_judge_on_lone_surrogates_sends_valid_text_and_caches_a_reply_holding_one(
+    tmp_path, loopback_openai
+):
+    # the judge's reply holds a lone surrogate too; under livemathbench its label reaches the reason and the cache
+    def judge(body):
+        fields = last_user_message(body)
+        assert "\ud800" not in fields and "\udfff" not in fields and "\ufffd" in fields  # replaced before sending
+        return r"\boxed{yes}" if "Examinee's Answer: 2\n" in fields else "\\boxed{no\ud800}"
+
+    server = loopback_openai(judge)
+    cache = tmp_path / "verdicts.jsonl"
+    options = (
+        "--judge",
+        "llm",
+        "--judge-url",
+        server.url,
+        "--judge-model",
+        "loopback-model",
+        "--judge-prompt",
+        "livemathbench",
+    )
+    code, document = score_surrogates(tmp_path, *options, "--cache", str(cache))
+    assert code == 0
+    check_surrogate_results(document)
+    assert document["details"][0]["verdicts"][1]["reason"] == "judge said \\boxed{no\ufffd}"
+    lines = [json.loads(line) for line in cache.read_text(encoding="utf-8").splitlines()]
+    assert sorted(line["correct"] for line in lines) == [False, True]
+    assert len(server.requests) == 2
+    again = main(["score", str(tmp_path / "gens.jsonl"), "--k", "1", "--output", str(tmp_path / "again.json"),
+                  "--quiet", *options, "--cache", str(cache)])  # fmt: skip
+    assert again == 0 and len(server.requests) == 2  # both verdicts found in the cache

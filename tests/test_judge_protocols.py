@@ -204,6 +204,30 @@ def test_gpassk_score_records_the_protocol(loopback_openai, tmp_path):
     assert all(_OC_FIELDS.search(last_user_message(body)) for body in server.requests)
 
 
+BLANK_REPLIES = {
+    "whitespace only": Reply(" \n\t "),
+    "no content at all": Reply(None),
+    # what vLLM's reasoning parser returns when the model never closed its thinking: the verdict is in the reasoning
+    "verdict only in reasoning_content": Reply("\n\n", reasoning=r"Analysis: they agree. \boxed{yes}"),
+}
+
+
+@pytest.mark.parametrize("protocol", ["gpassk-v2", "livemathbench"])
+@pytest.mark.parametrize("blank", BLANK_REPLIES, ids=list(BLANK_REPLIES))
+def test_gpassk_score_a_blank_reply_is_unresolved_under_every_protocol(loopback_openai, tmp_path, capsys, protocol,
+                                                                        blank):  # fmt: skip
+    server = loopback_openai(lambda body: BLANK_REPLIES[blank])
+    source = write_jsonl(tmp_path / "gens.jsonl", generations([1], n=2))
+    output = tmp_path / "scores.json"
+    extra = ("--judge-prompt", protocol, "--max-retries", "0", "--allow-unresolved", "--output", str(output))
+    assert main(score_args(server, source, *extra)) == 3
+    details = json.loads(output.read_text())["details"]
+    verdicts = [verdict for question in details for verdict in question["verdicts"]]
+    assert [verdict["correct"] for verdict in verdicts] == [None, None], verdicts
+    reason = "its text is all in reasoning_content" if "reasoning" in blank else "the reply is blank"
+    assert all(reason in verdict["reason"] for verdict in verdicts), verdicts
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [

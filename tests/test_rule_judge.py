@@ -266,8 +266,27 @@ E_SUM = "+".join(f"e^{{{2 * k}ix}}" for k in range(1, 40))  # sum of e^{2kix}, k
         # equal at the sample point: likely equal, but not proven -- undecided, and it says so
         (r"\cos^{12}(2x)", r"\left(\frac{e^{2ix}+e^{-2ix}}{2}\right)^{12}", None, "likely equal, not proven"),
         (r"\sin^2 x + \cos^2 x", "1", None, "likely equal, not proven"),
-        # sets make no numeric claim
-        (r"\{1, 2\}", r"\{1, 3\}", None, "timed out after 3s; the rule judge is deterministic"),
+        # sets make no numeric claim, and say so
+        (r"\{1, 2\}", r"\{1, 3\}", None, "timed out after 3s; no numeric check compares relations, sets or tuples"),
+        # an equation against a number is read by its right-hand side, as math-verify reads it (issue 22: AMC23's
+        # tan 2023x problem, gold -1, a Qwen2.5-Math answer): -i tan^2023(x) varies with x, so it is not -1
+        (
+            "-1",
+            r"\frac{(e^{2ix}-1)^{2023}}{(e^{2ix}+1)^{2023}} = (i\tan x)^{2023}",
+            False,
+            "the answer's equation, read by its right-hand side as math-verify reads it (every side counts): at i = "
+            "sqrt(-1), x = 0.7007",
+        ),
+        # the gold on the left-hand side: math-verify would read the right, but an equal answer is never wrong
+        ("-1", r"-1 = \frac{(e^{2ix}-1)^{2023}}{(e^{2ix}+1)^{2023}}", None, "likely equal, not proven"),
+        # ... and an equation whose right-hand side is the gold identically is never judged wrong
+        ("-1", r"(i\tan x)^{2} = \tan^2 x - \sec^2 x", None, "likely equal, not proven"),
+        ("-1", r"a = b = \tan^2 x - \sec^2 x", None, "likely equal, not proven"),
+        # a reference that assigns (x = 5) is read by its value against an answer that is no equation
+        ("x = 5", "6", False, "the reference's assignment read by its right-hand side"),
+        ("x = 5", "5", None, "likely equal, not proven"),
+        # two equations: no numeric claim (math-verify compares them as relations)
+        ("x = 5", "y = 6", None, "no numeric check compares relations, sets or tuples"),
     ],
 )
 def test_a_timed_out_comparison_is_decided_by_a_numeric_check(
@@ -293,6 +312,21 @@ def test_the_numeric_check_compares_values_computed_independently():
 
     sample = numeric_difference(588, parse("\\boxed{" + E_SUM + "}")[0], timeout=3)
     assert sample.differ and f"the answer is {value.real:.4g}{value.imag:+.4g}i and the reference 588" in sample.said
+
+
+def test_the_numeric_check_reads_an_equation_by_its_right_hand_side_computed_independently():
+    """(i tan x)^2023 at the sample point, with cmath: -i tan(x)^2023, a tiny imaginary number, not -1."""
+    import cmath
+    import math
+
+    x = 707 / 1009
+    value = (1j * math.tan(x)) ** 2023
+    assert abs(value.real) < 1e-160 and cmath.isclose(value.imag, -(math.tan(x) ** 2023), rel_tol=1e-9)
+    from math_verify import parse
+
+    answer = parse(r"\boxed{\frac{(e^{2ix}-1)^{2023}}{(e^{2ix}+1)^{2023}} = (i\tan x)^{2023}}", parsing_timeout=30)[0]
+    sample = numeric_difference(-1, answer, timeout=3)
+    assert sample.differ and f" = 0{value.imag:.4g}i and the reference -1" in sample.said  # lhs = rhs, both ~0
 
 
 @pytest.mark.parametrize("judge", ["rule", "auto"])

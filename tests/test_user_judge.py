@@ -423,3 +423,68 @@ def test_a_module_judge_from_a_folder_with_braces_and_quotes_in_its_name_is_impo
     judge = load_judge("brace_checks:same")
     items = [JudgeItem("q", "7", "7"), JudgeItem("q", "7", "8")]
     assert [verdict.correct for verdict in judge.judge(items, progress=False).verdicts] == [True, False]
+
+
+@pytest.mark.e2e  # two gpassk processes, each with its judge's worker interpreters
+def test_gpassk_score_judges_again_when_a_module_constant_the_function_reads_is_edited(tmp_path):
+    """The function's bytecode is unchanged, only the tolerance it reads is edited: the cache must not answer."""
+    (tmp_path / "near.jsonl").write_text(
+        json.dumps({"id": "q", "question": "", "answer": "1", "predictions": ["1", "1.3", "2"]}) + "\n"
+    )
+    body = "TOLERANCE = {}\n\ndef near(prediction, reference):\n    return abs(float(prediction) - float(reference)) <= TOLERANCE\n"
+    options = ("--k", "1", "--judge", "near_checks:near", "--cache", "verdicts.jsonl", "--output", "s.json", "--quiet")
+    scores = []
+    for tolerance in ("0.5", "0.25"):  # of different lengths: a stale .pyc of the same size and second is no question
+        write_module(tmp_path, "near_checks", body.format(tolerance))
+        done = run_gpassk("score", "near.jsonl", *options, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        document = json.loads((tmp_path / "s.json").read_text())
+        scores.append((document["G-Pass@1_1.0"], document["gpassk"]["judge_stats"]["cached"]))
+    # By hand: |1-1| = 0 and |1.3-1| = 0.3 are within 0.5, |2-1| = 1 is not (2 of 3); within 0.25 only "1" (1 of 3).
+    assert scores == [(pytest.approx(100 * 2 / 3), 0), (pytest.approx(100 / 3), 0)]
+
+
+@pytest.mark.e2e  # two gpassk processes, each with its judge's worker interpreters
+def test_gpassk_score_finds_its_cached_verdicts_again_under_another_hash_seed(tmp_path):
+    """A set the function reads lists its items in another order under each hash seed: the key must not."""
+    write_module(
+        tmp_path,
+        "set_checks",
+        "SAME = {'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight'}\n\n"
+        "def same(prediction, reference):\n    return prediction == reference or prediction in SAME\n",
+    )
+    (tmp_path / "card.jsonl").write_text(json.dumps(card_questions()[0]) + "\n")
+    cached = []
+    for seed in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-m", "gpassk_opencompass.cli", "score", "card.jsonl", "--k", "4", "--judge",
+             "set_checks:same", "--cache", "verdicts.jsonl", "--output", "s.json", "--quiet"],
+            check=False, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+            env=dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED=seed),
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        cached.append(json.loads((tmp_path / "s.json").read_text())["gpassk"]["judge_stats"]["cached"])
+    assert cached == [0, 3]  # the card's 3 distinct answers, found again
+
+
+class Within:
+    """A checker object: its tolerance is an attribute, not code."""
+
+    def __init__(self, tolerance):
+        self.tolerance = tolerance
+
+    def __call__(self, prediction, reference):
+        return abs(float(prediction) - float(reference)) <= self.tolerance
+
+
+def test_a_checker_objects_attributes_are_in_its_cache_key(tmp_path):
+    cache = tmp_path / "verdicts.jsonl"
+    items = [JudgeItem("q", "1", prediction) for prediction in ("1", "1.3", "2")]
+
+    def run(check):
+        report = PythonJudge(check).with_cache(cache).judge(items, progress=False)
+        return [verdict.correct for verdict in report.verdicts], report.stats.cached
+
+    assert run(Within(0.5)) == ([True, True, False], 0)
+    assert run(Within(0.25)) == ([True, False, False], 0)  # |1.3 - 1| = 0.3 > 0.25: judged again, not served
+    assert run(Within(0.5)) == ([True, True, False], 3)

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import UnreadableJSON, load_json_text
+from gpassk_opencompass.judges.types import text_bytes, valid_unicode
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact_data
 
@@ -63,7 +64,7 @@ def verdict_key(model: str, prompt_version: str, language: str, question: str, r
     False
     """
     payload = json.dumps([model, prompt_version, language, question, reference, answer], ensure_ascii=False)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text_bytes(payload)).hexdigest()
 
 
 class VerdictCache:
@@ -116,7 +117,7 @@ class VerdictCache:
             {"key": key, "correct": correct, "reason": reason, "finish_reason": finish_reason, **context}
         )
         reason = record["reason"]
-        self._append((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+        self._append(valid_unicode(json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
         self._entries[key] = CachedVerdict(correct, reason)
 
     def close(self) -> None:

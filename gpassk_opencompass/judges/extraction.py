@@ -7,7 +7,9 @@ The order of preference, first hit wins:
    (``\boxed{3}, \boxed{5}`` is the two-part answer ``3, 5``);
 2. the last "the (final) answer is …" / "Answer: …" / "答案是 …" phrase,
    up to the end of its sentence (filler words right after it -- "is
-   *still* 5", "答案*还是* 5" -- dropped);
+   *still* 5", "答案*还是* 5" -- dropped); a plain sentence stated there
+   gives its value ("Final answer: 6 times 7 is 42" gives 42, see
+   :func:`stated_value`);
 3. the last inline LaTeX (``$…$``, ``\(…\)``, ``\[…\]``) on the last line;
 4. the last number on the last line.
 
@@ -85,6 +87,18 @@ _FILLER = re.compile(
     r"obviously|again|finally)\b|仍然|依然|还是|就是|也是|即)[\s,，:：]*)+",
     re.IGNORECASE,
 )
+# A sentence stated after an answer phrase ("Final answer: 6 times 7 is 42"): the verb before its value ...
+_COPULA = re.compile(
+    r"\b(?:is\s+equal\s+to|equals|is|are|was|were|comes\s+to|gives|makes)\s+|(?<!不)等于", re.IGNORECASE
+)
+# ... what makes such a sentence more than "<subject> is <value>": a second clause, a negation ...
+_CLAUSE_BREAK = re.compile(
+    r"[,;:，；：]|\b(?:because|since|so|but|though|although|if|unless|when|while|whereas|then)\b|因为|所以|但",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(r"\b(?:not|never|no|none|cannot|neither|nor)\b|n't|不|没|非", re.IGNORECASE)
+# ... and a word of prose (two letters or more, not a LaTeX command's name).
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 _INLINE_LATEX = re.compile(r"\$\$(?P<a>.+?)\$\$|\$(?P<b>[^$]+?)\$|\\\((?P<c>.+?)\\\)|\\\[(?P<d>.+?)\\\]", re.DOTALL)
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?")
 _THINK_END = "</think>"
@@ -245,7 +259,36 @@ def _from_phrase(text: str) -> Extraction | None:
     line = text[phrase.end() : end if end >= 0 else len(text)]
     stated = _FILLER.sub("", _first_sentence(line).lstrip())
     latex = _last_inline_latex(stated)
-    return _final(latex if latex is not None else stated)
+    return _final(latex if latex is not None else stated_value(stated))
+
+
+def stated_value(stated: str) -> str:
+    r"""The value of a sentence stated as the answer, ``"<subject> is <value>"``; anything else unchanged.
+
+    A model may follow "Final answer:" with a sentence ("6 times 7 is 42"): its answer is the value after the
+    one verb (is, are, was, equals, is equal to, comes to, gives, makes, 等于). Only a plain statement is read
+    so: one verb, a subject before it, no second clause (a comma, "because", "so" ...), no negation anywhere
+    ("is not 41", "不等于"), and a value with no prose before its last digit (a unit or two may follow it:
+    "42 apples"). Otherwise the sentence is the answer, as written.
+
+    >>> stated_value("6 times 7 is 42"), stated_value("the product of 6 and 7 is equal to 42"), stated_value("6乘7等于42")
+    ('42', '42', '42')
+    >>> stated_value("6 times 7 is not 41"), stated_value("the roots are 3 and 5"), stated_value("41, since 6 x 7 is 42")
+    ('6 times 7 is not 41', 'the roots are 3 and 5', '41, since 6 x 7 is 42')
+    """
+    if _NEGATION.search(stated) or _CLAUSE_BREAK.search(stated):
+        return stated
+    verbs = list(_COPULA.finditer(stated))
+    if len(verbs) != 1 or not stated[: verbs[0].start()].strip():
+        return stated
+    value = stated[verbs[0].end() :].strip()
+    digits = [position for position, char in enumerate(value) if char.isdigit()]
+    words = [word.start() for word in _PROSE_WORD.finditer(value)]
+    if not (digits or "\\" in value) or len(words) > 2 or any(word < max(digits, default=-1) for word in words):
+        return stated
+    if words and not digits:  # "\pi radians": a unit after no number
+        return stated
+    return value
 
 
 def _first_sentence(text: str) -> str:

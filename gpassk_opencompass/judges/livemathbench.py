@@ -26,7 +26,9 @@ What differs, on purpose:
   the last ``\boxed{}``, as OpenCompass's ``math_postprocess_v2`` gives for a
   boxed answer); when none was extracted, the response's tail (where
   OpenCompass would show the first sentence of the response).
-* **Only a complete reply is a verdict**: an empty reply is unresolved (and a
+* **Only a complete reply is a verdict**: a blank reply (empty, only whitespace, or all
+  its text in ``reasoning_content``: :func:`~gpassk_opencompass.judges.prompts.blank_reply`,
+  the rule of every protocol) is unresolved (and a
   reply cut by the token limit never reaches this reader, see
   :mod:`~gpassk_opencompass.judges.llm`), where OpenCompass's client turns a
   failed request into ``""`` and counts it wrong; so is a reply whose only

@@ -21,7 +21,7 @@ after ``Retry-After`` when the server names a longer wait, capped at
 * a reply without a readable final ``\boxed{yes}``/``\boxed{no}`` (at most
   :data:`REPLIES_WITHOUT_VERDICT` of them per prompt: at temperature 0 the
   judge tends to say the same again); the reply is read by the settings'
-  judge protocol (``judge_prompt``): under ``livemathbench`` any non-empty
+  judge protocol (``judge_prompt``): under ``livemathbench`` any non-blank
   reply is a verdict, as OpenCompass reads it;
 * a reply cut by the token limit (``finish_reason: "length"``) -- never a
   verdict, whatever it contains: it is asked again with twice the token
@@ -79,7 +79,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 from gpassk_opencompass.errors import clause
 from gpassk_opencompass.judges.prompts import judge_protocol
 from gpassk_opencompass.judges.transport import RedirectRefused, ReplyTooLarge, TransportFault, judge_http_client
-from gpassk_opencompass.judges.types import JudgeSettings
+from gpassk_opencompass.judges.types import JudgeSettings, valid_unicode
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact
 
@@ -615,16 +615,16 @@ class _AskAll:
                     )
                     return
             else:
-                correct = self.protocol.parse(content)
+                correct, said = self.protocol.read(content, reply_reasoning(reply))
                 if correct is not None:
                     self.confirmed = True
                     self.rejections_in_a_row = self.oversized_in_a_row = self.failures_in_a_row = 0
                     self.arrived += 1
                     self.last_verdict = time.monotonic()
-                    self._finish(attempt, JudgeAnswer(correct, self.protocol.reason(content, correct), finish_reason))
+                    self._finish(attempt, JudgeAnswer(correct, said, finish_reason))
                     return
                 attempt.without_verdict += 1
-                problem = f"no verdict in the reply: {short(content or '<empty>', 120)}"
+                problem = short(said, len(said))  # redacted, on one line
         if outage:
             self.failures_in_a_row += 1
             if self.failures_in_a_row >= self.failure_limit:
@@ -709,7 +709,22 @@ def reply_content(reply) -> str | None:
     (None, None)
     """
     content = getattr(getattr(_first_choice(reply), "message", None), "content", None)
-    return content if isinstance(content, str) else None
+    return valid_unicode(content) if isinstance(content, str) else None  # untrusted text: lone surrogates replaced
+
+
+def reply_reasoning(reply) -> str | None:
+    """The first choice's reasoning (vLLM's ``reasoning_content``, or ``reasoning``), ``None`` if it has none.
+
+    >>> from openai.types.chat import ChatCompletion
+    >>> reply_reasoning(ChatCompletion.construct(choices=[{"message": {"content": "", "reasoning_content": "hm"}}]))
+    'hm'
+    """
+    message = getattr(_first_choice(reply), "message", None)
+    for field in ("reasoning_content", "reasoning"):
+        reasoning = getattr(message, field, None)
+        if isinstance(reasoning, str):
+            return reasoning
+    return None
 
 
 def reply_finish_reason(reply) -> str | None:

@@ -193,6 +193,34 @@ def _said(reply: str | None, correct: bool) -> str:
     return f"judge said \\boxed{{{'yes' if correct else 'no'}}}"
 
 
+#: Characters of a reply without a verdict quoted in the reason.
+QUOTED_REPLY_CHARS = 120
+
+
+def blank_reply(content: str | None, reasoning: str | None = None) -> str | None:
+    r"""Why a reply holds no verdict before any protocol reads it -- its content is blank -- or ``None`` if not blank.
+
+    A reply whose content is missing, empty or only whitespace is no verdict under every protocol (never "wrong").
+    Nor is one whose only text is its reasoning (``reasoning_content``, where a server's reasoning parser puts what
+    the model wrote before it closed its thinking): a ``\boxed{yes}`` there is the model thinking aloud, not its
+    answer, and a reply that never left its reasoning ended before answering.
+
+    >>> blank_reply(r"\boxed{no}") is None, blank_reply(" \n")
+    (True, 'the reply is blank')
+    >>> blank_reply("\n\n", r"They agree. \boxed{yes}")[:66]
+    "the reply's content is blank; its text is all in reasoning_content"
+    """
+    if content is not None and content.strip():
+        return None
+    if reasoning is not None and reasoning.strip():
+        return (
+            "the reply's content is blank; its text is all in reasoning_content (the judge server's reasoning "
+            "parser put it there: the model never closed its reasoning), which is not read as a verdict; serve the "
+            "judge with its own model's reasoning parser, or with none"
+        )
+    return "the reply is blank"
+
+
 @dataclass(frozen=True)
 class JudgeProtocol:
     """One judge protocol: the prompt sent and how the reply is read.
@@ -211,6 +239,27 @@ class JudgeProtocol:
     build: Callable[..., str]
     parse: Callable[[str | None], bool | None]
     reason: Callable[[str | None, bool], str]
+
+    def read(self, content: str | None, reasoning: str | None = None) -> tuple[bool | None, str]:
+        r"""The verdict of a complete reply and why: the one way every protocol's replies are read.
+
+        A blank reply (:func:`blank_reply`) is no verdict whatever the protocol; any other is read by
+        :attr:`parse`. The reason quotes the reply when it holds no verdict.
+
+        >>> judge_protocol("livemathbench").read(r"They agree. \boxed{yes}")
+        (True, 'judge said \\boxed{yes}')
+        >>> judge_protocol("livemathbench").read(" \n", r"\boxed{yes}")[0] is None
+        True
+        >>> judge_protocol("gpassk-v2").read("They match.")
+        (None, 'no verdict in the reply: They match.')
+        """
+        blank = blank_reply(content, reasoning)
+        if blank is not None:
+            return None, blank
+        correct = self.parse(content)
+        if correct is None:
+            return None, f"no verdict in the reply: {(content or '')[:QUOTED_REPLY_CHARS]}"
+        return correct, self.reason(content, correct)
 
 
 #: The judge protocols by name; the first is the default.

@@ -47,7 +47,7 @@ import zlib
 from dataclasses import dataclass
 
 from gpassk_opencompass.judges.magnitude import differ, magnitude
-from gpassk_opencompass.judges.types import Verdict
+from gpassk_opencompass.judges.types import Verdict, text_bytes
 from gpassk_opencompass.log import logger
 
 #: What to do about an answer the rule judge could not decide (said in the verdict's reason).
@@ -245,11 +245,11 @@ def _math_verify_verdict(reference: str, extracted: str, value: str, timeout: in
         return Verdict(False, extracted, "math-verify: not equivalent", "rule")
     timed = f"math-verify: comparison timed out after {timeout}s"
     found = numeric_difference(*timed_out, timeout=timeout)
-    if found is not None and found.differ:
+    if found.differ:
         return Verdict(False, extracted, f"{timed}; {found.said}: not equal", "rule")
-    if found is not None:
+    if found.differ is False:
         return Verdict(None, extracted, f"{timed}; {found.said}: likely equal, not proven; {UNDECIDED_HINT}", "rule")
-    return Verdict(None, extracted, f"{timed}; {UNDECIDED_HINT}", "rule")
+    return Verdict(None, extracted, f"{timed}; {found.said}; {UNDECIDED_HINT}", "rule")
 
 
 @dataclass(frozen=True)
@@ -257,32 +257,42 @@ class Sample:
     """Two expressions evaluated at one point (:func:`numeric_difference`).
 
     Attributes:
-        differ: the two values differ beyond rounding: the expressions are not equal.
-        said: the point and the values, for the verdict's reason.
+        differ: ``True``: the two values differ beyond rounding, the expressions are not equal; ``False``: they
+            agree there (likely equal, not proven); ``None``: the check makes no claim.
+        said: the point and the values, for the verdict's reason; or why there is no claim.
     """
 
-    differ: bool
+    differ: bool | None
     said: str
 
 
-def numeric_difference(gold, target, *, timeout: int) -> Sample | None:
-    r"""Evaluate two sympy expressions at one fixed point of their variables; ``None`` when that says nothing.
+def numeric_difference(gold, target, *, timeout: int) -> Sample:
+    r"""Evaluate two sympy expressions at one fixed point of their variables, as math-verify would compare them.
 
     Used when math-verify's symbolic comparison ran out of time (a long sum of ``e^{2ix}`` terms against an
     AIME answer): two expressions whose values differ at a point are not equal, whatever their form. Each
     variable gets a fixed value in (0.1, 0.9) from its name, so a verdict is the same on every run, except
     ``i``, which math-verify reads as a variable, and which is the imaginary unit (expressions that differ
     there differ as expressions of a variable ``i`` too); values within :data:`_NUMERIC_TOLERANCE` of each
-    other (relative; both below :data:`_ZERO`: zero) prove nothing. Equations, sets, tuples and anything that does
-    not evaluate to a finite number make no claim; the evaluation has ``timeout`` seconds.
+    other (relative; both below :data:`_ZERO`: zero) prove nothing.
 
-    >>> from sympy import Symbol, exp, I, cos
+    An equation answered to a reference that is none is read as math-verify reads it, by its last right-hand
+    side (``\frac{(e^{2ix}-1)^{2023}}{(e^{2ix}+1)^{2023}} = (i\tan x)^{2023}`` against ``-1``); it differs only
+    when every side of it differs there, so an answer written ``-1 = \ldots`` is never judged wrong. A
+    reference that assigns (``x = 5``) is read by its value against an answer that is no equation. Other
+    relations, sets, tuples and anything that does not evaluate to a finite number make no claim
+    (``differ=None``, saying why); the evaluation has ``timeout`` seconds.
+
+    >>> from sympy import Eq, Symbol, exp, I, cos, tan
     >>> x = Symbol("x")
     >>> numeric_difference(cos(x) ** 2, (exp(I * x) + exp(-I * x)) ** 2 / 4, timeout=3).differ
     False
     >>> i = Symbol("i")
     >>> numeric_difference(588, exp(2 * i * x) + exp(4 * i * x), timeout=3).said
     'at i = sqrt(-1), x = 0.7007 the answer is -0.7745+1.318i and the reference 588'
+    >>> sample = numeric_difference(-1, Eq((exp(2 * i * x) - 1) / (exp(2 * i * x) + 1), i * tan(x)), timeout=3)
+    >>> sample.differ, sample.said[:65]
+    (True, "the answer's equation, read by its right-hand side as math-verify")
     """
     from math_verify.errors import TimeoutException
     from math_verify.utils import timeout as bounded
@@ -291,32 +301,67 @@ def numeric_difference(gold, target, *, timeout: int) -> Sample | None:
     try:
         gold, target = sympify(gold), sympify(target)
     except Exception:  # noqa: BLE001 - not a sympy expression: no claim
-        return None
-    if not (isinstance(gold, Expr) and isinstance(target, Expr)):
-        return None
-    symbols = sorted(gold.free_symbols | target.free_symbols, key=lambda symbol: symbol.name)
+        return Sample(None, "no numeric check: a side is not an expression sympy can evaluate")
+    gold, sides, read = _as_compared(gold, target)
+    if not all(isinstance(side, Expr) for side in (gold, *sides)):
+        return Sample(None, "no numeric check compares relations, sets or tuples")
+    symbols = sorted(set().union(gold.free_symbols, *(side.free_symbols for side in sides)), key=lambda s: s.name)
     point = {
-        symbol: I if symbol.name == "i" else Rational(101 + zlib.crc32(symbol.name.encode()) % 797, 1009)
+        symbol: I if symbol.name == "i" else Rational(101 + zlib.crc32(text_bytes(symbol.name)) % 797, 1009)
         for symbol in symbols
     }
-
-    @bounded(timeout_seconds=timeout)
-    def values() -> list:  # sympy numbers: no overflow or underflow (10^{-10^9} is not 0)
-        return [side.evalf(30, subs=point) for side in (gold, target)]
-
-    try:
-        gold_value, target_value = values()
-        if not all(value.is_number and value.is_finite for value in (gold_value, target_value)):
-            return None
-        scale = Max(abs(gold_value), abs(target_value), _ZERO)
-        differ = bool(abs(gold_value - target_value) > _NUMERIC_TOLERANCE * scale)
-        values_said = f"the answer is {_shown(target_value)} and the reference {_shown(gold_value)}"
-    except (TimeoutException, TypeError, ValueError, ArithmeticError, RecursionError):
-        return None
     where = ", ".join(
         f"{symbol} = {'sqrt(-1)' if value == I else f'{float(value):.4g}'}" for symbol, value in point.items()
     )
-    return Sample(differ, f"at {where} {values_said}" if where else values_said)
+    at = f"at {where} " if where else ""
+
+    @bounded(timeout_seconds=timeout)
+    def values() -> list:  # sympy numbers: no overflow or underflow (10^{-10^9} is not 0)
+        return [side.evalf(30, subs=point) for side in (gold, *sides)]
+
+    try:
+        gold_value, *side_values = values()
+        if not all(value.is_number and value.is_finite for value in (gold_value, *side_values)):
+            return Sample(None, f"no numeric check: the values {at}are not all finite numbers")
+        differ = all(
+            bool(abs(gold_value - value) > _NUMERIC_TOLERANCE * Max(abs(gold_value), abs(value), _ZERO))
+            for value in side_values
+        )
+        shown = " = ".join(_shown(value) for value in side_values)
+        values_said = f"the answer is {shown} and the reference {_shown(gold_value)}"
+    except TimeoutException:
+        return Sample(None, f"no numeric check: evaluating {at}took over {timeout}s")
+    except (TypeError, ValueError, ArithmeticError, RecursionError) as error:
+        return Sample(None, f"no numeric check: evaluating {at}failed ({type(error).__name__})")
+    return Sample(differ, f"{read}{at}{values_said}")
+
+
+def _as_compared(gold, target) -> tuple:
+    """``(gold, sides, said)``: the reference and the answer's sides to evaluate, as math-verify compares them.
+
+    As ``math_verify.grader`` does: an equation (or a chain ``a = b = c``) answered to a reference that is none
+    is read by its last right-hand side -- its sides are all evaluated, and all must differ; a reference that
+    assigns (``x = 5``) against an answer that is no equation is its right-hand side. ``said`` names the
+    reading for the verdict's reason (``""``: both as they are).
+    """
+    from sympy import And, Eq, Symbol
+
+    def relations(expression) -> list:
+        return list(getattr(expression, "_unsorted_args", expression.args)) if isinstance(expression, And) else []
+
+    def equation(expression) -> bool:
+        chain = relations(expression)
+        return isinstance(expression, Eq) or (bool(chain) and all(isinstance(part, Eq) for part in chain))
+
+    if equation(target) and not equation(gold):
+        chain = relations(target) or [target]
+        sides = [chain[0].lhs, *(relation.rhs for relation in chain)]
+        said = "the answer's equation, read by its right-hand side as math-verify reads it (every side counts): "
+        return gold, sides, said
+    if equation(gold) and isinstance((relations(gold) or [gold])[0].lhs, Symbol) and not equation(target):
+        reference = (relations(gold) or [gold])[-1].rhs
+        return reference, [target], "the reference's assignment read by its right-hand side, as math-verify does: "
+    return gold, [target], ""
 
 
 def _shown(value) -> str:

@@ -271,8 +271,22 @@ class JudgeReport:
     prompt_version: str | None
 
 
+def text_bytes(text: str) -> bytes:
+    """The UTF-8 bytes of any ``str`` to hash, lone surrogates (valid JSON: ``"\\ud800"``) passed through as themselves.
+
+    Every digest of untrusted text is taken of these bytes: one text, one byte string, never an error. Text that
+    is sent or written is made valid instead (:func:`valid_unicode`).
+
+    >>> text_bytes("é"), text_bytes("a\\ud800")
+    (b'\\xc3\\xa9', b'a\\xed\\xa0\\x80')
+    """
+    return text.encode("utf-8", "surrogatepass")
+
+
 def valid_unicode(text: str) -> str:
     """``text`` with lone surrogates replaced by U+FFFD (a surrogate pair written as two code points is joined).
+
+    What is sent to a judge or written to a file goes through it (:class:`JudgeItem` on construction).
 
     >>> valid_unicode("ok"), valid_unicode("a\\udfffb"), valid_unicode("\\ud83d\\ude00")
     ('ok', 'a\ufffdb', '😀')

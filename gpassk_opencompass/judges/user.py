@@ -40,28 +40,32 @@ another judge's verdicts, nor with those of an edited function.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import marshal
 import multiprocessing
 import os
 import sys
+import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from gpassk_opencompass.checks import finite_number
 from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.judges.batch import check_items, judge_stats
 from gpassk_opencompass.judges.cache import VerdictCache, verdict_key
 from gpassk_opencompass.judges.registry import USER_PREFIX
-from gpassk_opencompass.judges.types import JudgeItem, JudgeReport, Verdict
+from gpassk_opencompass.judges.types import JudgeItem, JudgeReport, Verdict, text_bytes
 from gpassk_opencompass.judges.workers import Start, Worker, default_processes, forked, in_interpreter, judge_in_workers
 
 #: ``Verdict.source`` of a user judge's verdict (``"cache"`` when read back from the verdict cache).
 SOURCE = "python"
 #: Longest reason kept from a user function's exception message.
 MAX_REASON_CHARS = 300
+# Containers nested deeper than this in a global the function reads are taken by their repr (a cycle ends there).
+_NESTING = 8
 #: Seconds the function may take on one answer (``--judge-timeout``, ``judge_timeout``) by default.
 DEFAULT_TIMEOUT = 60.0
 
@@ -126,7 +130,10 @@ class PythonJudge:
         cached = 0
         cache = VerdictCache(self.cache_path) if self.cache_path is not None else None
         try:
-            keys = [self._key(reference, prediction) for prediction, reference in pairs] if cache is not None else []
+            keys: list[str] = []
+            if cache is not None:
+                digest = code_digest(self.check)  # once: it reads the module's file and reprs the globals
+                keys = [self._key(digest, reference, prediction) for prediction, reference in pairs]
             for index, key in enumerate(keys):
                 hit = cache.get(key) if cache is not None else None
                 if hit is not None:
@@ -185,8 +192,8 @@ class PythonJudge:
             )
         return Verdict(answer, None, f"{self.name} returned {answer}", SOURCE)
 
-    def _key(self, reference: str, prediction: str) -> str:
-        return verdict_key(self.name, f"code {code_digest(self.check)}", "", "", reference, prediction)
+    def _key(self, digest: str, reference: str, prediction: str) -> str:
+        return verdict_key(self.name, f"code {digest}", "", "", reference, prediction)
 
 
 def serve(read_fd: int, write_fd: int, spec: str, name: str, path: list[str]) -> None:
@@ -210,14 +217,122 @@ def serve(read_fd: int, write_fd: int, spec: str, name: str, path: list[str]) ->
 
 
 def code_digest(function: Callable) -> str:
-    """A digest of a function's code, defaults and captured values: it changes when the function is edited.
+    """A digest of what decides a function's answers, as far as it can be seen: it changes when any of it is edited.
+
+    It covers the function's code (nested functions included), its defaults and captured values (for a callable
+    object or a bound method, its class's ``__call__`` or the method, and the object's attributes); the values of
+    the globals its code names (a tolerance, a table; a function among them is followed the same way, a module
+    stands by its name, an object whose repr is only its address by its type); and the bytes of the source file
+    of the function's module and of every module whose functions it reaches so (for a function typed into a
+    notebook or ``python -c``, which has none, the rest still counts). Not covered: the contents of other
+    modules it imports (``import mytools`` then ``mytools.TOL``), data files it reads, the environment, installed
+    packages.
 
     >>> code_digest(lambda a, b: a == b) == code_digest(lambda a, b: a != b)
     False
+    >>> TOLERANCE = 0.5
+    >>> def near(a, b):
+    ...     return abs(float(a) - float(b)) <= TOLERANCE
+    >>> before = code_digest(near)
+    >>> TOLERANCE = 0.25
+    >>> code_digest(near) == before
+    False
     """
-    code = getattr(function, "__code__", None)
-    if code is None:  # a builtin or a callable object: its type's name stands for it
-        return type(function).__qualname__
-    parts = [marshal.dumps(code), repr(getattr(function, "__defaults__", None)).encode()]
-    parts += [repr(cell.cell_contents).encode() for cell in getattr(function, "__closure__", None) or ()]
-    return hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
+    digest = hashlib.sha256()
+    seen: set[object] = set()
+    files: set[str] = set()
+    pending: list[object] = [function]
+    while pending:
+        for part in _function_parts(pending.pop(), seen, files, pending):
+            digest.update(part)
+            digest.update(b"\0")
+    for path in sorted(files):
+        digest.update(text_bytes(path) + b"\0")
+        digest.update(_file_digest(path))
+    return digest.hexdigest()[:16]
+
+
+def _function_parts(function: object, seen: set[object], files: set[str], pending: list[object]) -> list[bytes]:
+    """The bytes of one function (its code, defaults, closure, the globals its code names) for :func:`code_digest`.
+
+    Functions among its captured values and globals are appended to ``pending``, their modules' files to ``files``.
+    """
+    if isinstance(function, functools.partial):
+        pending.append(function.func)
+        return [b"partial", _stable_repr(function.args), _stable_repr(function.keywords)]
+    target: Any = getattr(function, "__func__", function)  # a bound method: its function, and its object's state
+    instance = getattr(function, "__self__", None)
+    if getattr(target, "__code__", None) is None:  # a callable object: its class's __call__; a builtin: its name
+        target, instance = (type(function).__call__ if callable(function) else None), function
+        if getattr(target, "__code__", None) is None:
+            return [f"{type(function).__module__}.{type(function).__qualname__}".encode()]
+    state = [_stable_repr(vars(instance))] if hasattr(instance, "__dict__") else []
+    if target in seen:
+        return state
+    seen.add(target)
+    module = sys.modules.get(getattr(target, "__module__", None) or "")
+    source = getattr(module, "__file__", None)
+    if isinstance(source, str) and os.path.isfile(source):
+        files.add(source)
+
+    def value_part(value: object) -> bytes:
+        if getattr(getattr(value, "__func__", value), "__code__", None) is not None:
+            pending.append(value)  # a function: followed, not its repr (which holds its address)
+            return b"function"
+        return _stable_repr(value)
+
+    code = target.__code__
+    parts = [*state, marshal.dumps(code), _stable_repr(target.__defaults__), _stable_repr(target.__kwdefaults__)]
+    parts += [value_part(cell.cell_contents) for cell in target.__closure__ or ()]
+    namespace = target.__globals__
+    parts += [
+        name.encode() + b"=" + value_part(namespace[name]) for name in sorted(_names_read(code)) if name in namespace
+    ]
+    return parts
+
+
+def _names_read(code: types.CodeType) -> set[str]:
+    """The names a code object and the code nested in it look up (globals among them)."""
+    names = set(code.co_names)
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            names |= _names_read(constant)
+    return names
+
+
+def _stable_repr(value: object, depth: int = 0) -> bytes:
+    """``repr(value)`` as it reads in every run: a set's items in sorted order (a set of strings is listed in
+    another order under each hash seed), and its type's name where the repr is only a memory address.
+
+    >>> _stable_repr({"cm", "m", "km"}), _stable_repr({"units": frozenset({2, 1})})
+    (b"set['cm', 'km', 'm']", b"{'units': frozenset[1, 2]}")
+    """
+    if isinstance(value, types.ModuleType):
+        return f"module {value.__name__}".encode()
+    if type(value).__repr__ is object.__repr__:
+        return f"{type(value).__module__}.{type(value).__qualname__} object".encode()
+    if depth < _NESTING and isinstance(value, (set, frozenset)):
+        listed = b", ".join(sorted(_stable_repr(item, depth + 1) for item in value))
+        return f"{type(value).__name__}[".encode() + listed + b"]"
+    if depth < _NESTING and isinstance(value, dict) and type(value) is dict:
+        pairs = (_stable_repr(key, depth + 1) + b": " + _stable_repr(item, depth + 1) for key, item in value.items())
+        return b"{" + b", ".join(pairs) + b"}"
+    if depth < _NESTING and isinstance(value, (list, tuple)) and type(value) in (list, tuple):
+        listed = b", ".join(_stable_repr(item, depth + 1) for item in value)
+        return b"[" + listed + b"]" if isinstance(value, list) else b"(" + listed + b")"
+    try:
+        return text_bytes(repr(value))
+    except Exception:  # noqa: BLE001 - a repr that fails (or recurses without end): its type stands for it
+        return f"{type(value).__module__}.{type(value).__qualname__} unrepresentable".encode()
+
+
+def _file_digest(path: str) -> bytes:
+    """sha256 of a module's source file, read in chunks (``b""`` if it cannot be read)."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as source:
+            while chunk := source.read(1 << 20):
+                digest.update(chunk)
+    except OSError:
+        return b""
+    return digest.digest()

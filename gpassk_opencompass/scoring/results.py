@@ -64,7 +64,7 @@ from gpassk_opencompass.checks import is_int
 from gpassk_opencompass.contracts import Contract, input_error
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import Judge, JudgeReport
-from gpassk_opencompass.judges.types import Verdict
+from gpassk_opencompass.judges.types import Verdict, text_bytes
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.metrics import (
     DEFAULT_THRESHOLDS,
@@ -282,7 +282,8 @@ def texts_digest(texts: Sequence[str]) -> str:
 
 def texts_sha256(texts: Iterable[str]) -> bytes:
     """The 32 bytes of :func:`texts_digest`: sha256 of the JSON list of the NFC-normalised texts (``json.dumps``
-    with ``ensure_ascii=False``, built here from its own string encoder: the same bytes, a third of the time).
+    with ``ensure_ascii=False``, built here from its own string encoder: the same bytes, a third of the time),
+    encoded by :func:`~gpassk_opencompass.judges.types.text_bytes` (a lone surrogate is hashed as itself).
 
     >>> texts = ["\\boxed{2}", "caf\\u0065\\u0301", 'say "x"\\n', ""]
     >>> normalized = [unicodedata.normalize("NFC", text) for text in texts]
@@ -290,7 +291,7 @@ def texts_sha256(texts: Iterable[str]) -> bytes:
     True
     """
     encoded = ", ".join([encode_basestring(unicodedata.normalize("NFC", text)) for text in texts])
-    return hashlib.sha256(f"[{encoded}]".encode()).digest()
+    return hashlib.sha256(text_bytes(f"[{encoded}]")).digest()
 
 
 def results_document(
