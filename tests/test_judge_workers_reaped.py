@@ -21,6 +21,7 @@ import pytest
 
 from gpassk_opencompass.cli import main
 from gpassk_opencompass.judges import JudgeItem, PythonJudge
+from gpassk_opencompass.judges.cache import VerdictCache
 from test_grid_signals import group_members, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,6 +124,37 @@ def test_a_judges_subprocess_is_killed_with_its_worker_at_the_judge_timeout(tmp_
     assert returncode == 3, err
     assert "1 x python:waiting_checks:same gave no verdict within 3 s" in err
     check_gone(group, child)
+
+
+@pytest.mark.e2e  # real gpassk and worker processes, stopped by a signal
+@pytest.mark.parametrize(
+    "signum, code, said",
+    [
+        (signal.SIGTERM, 143, "terminated by SIGTERM"),
+        (signal.SIGHUP, 129, "terminated by SIGHUP"),
+        (signal.SIGINT, 130, "interrupted"),
+    ],
+)
+def test_a_stopped_score_kills_its_busy_workers_keeps_the_verdicts_and_resumes(
+    tmp_path, stuck_judges, signum, code, said
+):
+    (tmp_path / "spin").touch()
+    options = ("--cache", "verdicts.jsonl")
+    process = start_score(tmp_path, "spinning_checks", STUCK, *options)
+    group, child = where(tmp_path, stuck_judges)
+    process.send_signal(signum)
+    returncode, out, err = finish(process, tmp_path)
+    assert returncode == code, err
+    assert f"gpassk score: {said}; every verdict that arrived is kept in verdicts.jsonl" in err
+    assert "Traceback" not in err and out == ""
+    check_gone(group, child)
+    with VerdictCache(tmp_path / "verdicts.jsonl") as cache:
+        assert len(cache) == 2  # "a" and "b", judged before "c"
+    if signum == signal.SIGTERM:  # the same command resumes: only "c" is judged again
+        (tmp_path / "spin").unlink()
+        returncode, out, err = finish(start_score(tmp_path, "spinning_checks", STUCK, *options), tmp_path)
+        assert returncode == 0, err
+        assert "judged 4 generations: 3 distinct, 2 from cache" in out and MG_PASS_2 in out
 
 
 FORKS = """
