@@ -290,8 +290,9 @@ def _stop_workers(workers: Sequence[Worker], grace: float) -> None:
     Every group is killed before any worker is reaped (so each pid still names its group), and even if the
     wait is interrupted (Ctrl-C, SIGTERM).
     """
-    for worker in workers:
-        worker.finish()
+    if grace:
+        for worker in workers:
+            worker.finish()
     deadline = time.monotonic() + grace
     try:
         for worker in workers:
