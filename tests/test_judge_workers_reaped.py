@@ -49,19 +49,21 @@ def same(prediction, reference):
 """
 
 
-GPASSK_SCORE = (sys.executable, "-m", "gpassk_opencompass.cli", "score", "card.jsonl", "--k", "2", "--quiet")
-
-
 def start_score(folder: Path, module: str, body: str, *options: str) -> subprocess.Popen:
     """``gpassk score card.jsonl --k 2 --judge MODULE:same`` in ``folder``, its stdout and stderr in files there."""
     (folder / f"{module}.py").write_text(textwrap.dedent(body))
     (folder / "card.jsonl").write_text(json.dumps(QUESTION) + "\n")
-    environment = dict(os.environ, PYTHONPATH=str(ROOT))
+    return start_gpassk(folder, "score", "card.jsonl", "--k", "2", "--quiet", "--judge", f"{module}:same", *options)
+
+
+def start_gpassk(folder: Path, *arguments: str, **environment: str) -> subprocess.Popen:
+    """``gpassk ARGUMENTS`` in ``folder`` (``environment`` set, or unset where empty), its output in files there."""
+    variables = {**os.environ, "PYTHONPATH": str(ROOT), **environment}
     with open(folder / "out.txt", "w") as out, open(folder / "err.txt", "w") as err:
         return subprocess.Popen(
-            [*GPASSK_SCORE, "--judge", f"{module}:same", *options],
+            [sys.executable, "-m", "gpassk_opencompass.cli", *arguments],
             cwd=folder,
-            env=environment,
+            env={name: value for name, value in variables.items() if value},
             stdout=out,
             stderr=err,
             stdin=subprocess.DEVNULL,
@@ -155,6 +157,25 @@ def test_a_stopped_score_kills_its_busy_workers_keeps_the_verdicts_and_resumes(
         returncode, out, err = finish(start_score(tmp_path, "spinning_checks", STUCK, *options), tmp_path)
         assert returncode == 0, err
         assert "judged 4 generations: 3 distinct, 2 from cache" in out and MG_PASS_2 in out
+
+
+@pytest.mark.e2e  # the real opencompass, a real gpassk process stopped by a signal
+def test_a_terminated_rejudge_kills_its_busy_workers(tiny_opencompass_run, tmp_path, stuck_judges):
+    """``gpassk rejudge`` through OpenCompass's own eval task, a user judge stuck on its first answer."""
+    run = tiny_opencompass_run
+    (tmp_path / "spin").touch()
+    (tmp_path / "stuck_checks.py").write_text(textwrap.dedent(STUCK.replace('prediction == "c" and ', "")))
+    part = sorted((run.run_dir / "predictions" / "strong_t0-7").glob("tiny_rule*.json"))[0]
+    output = tmp_path / "rejudged"
+    command = ("rejudge", str(part), "--judge", "stuck_checks:same", "--output", str(output), "--quiet")
+    process = start_gpassk(tmp_path, *command, COMPASS_DATA_CACHE=str(run.data_root), DATASET_SOURCE="")
+    group, child = where(tmp_path, stuck_judges)
+    process.send_signal(signal.SIGTERM)
+    returncode, out, err = finish(process, tmp_path)
+    assert returncode == 143, err
+    assert "gpassk rejudge: terminated by SIGTERM; every verdict that arrived is kept" in err
+    assert "Traceback" not in err and out == ""
+    check_gone(group, child)
 
 
 FORKS = """
