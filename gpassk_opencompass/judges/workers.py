@@ -250,7 +250,7 @@ class Worker:
         """Ask the worker to exit once idle."""
         try:
             self.to_child.send(None)
-        except OSError:  # already gone; stop() reaps it
+        except OSError:  # already gone; the pool kills its group and reaps it
             return
 
     def silent_for(self, now: float) -> float:
