@@ -256,7 +256,9 @@ def test_identical_replicas_are_flagged(tmp_path, capsys):
 
 
 @pytest.mark.e2e  # a real gpassk process, killed mid-run
-@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+@pytest.mark.parametrize(
+    "signal_number", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=["SIGINT", "SIGTERM", "SIGKILL"]
+)
 def test_killed_run_resumes_asking_only_the_missing_verdicts(loopback_openai, tmp_path, signal_number):
     answers = [str(i) for i in range(40)]
     rows = [
@@ -323,10 +325,12 @@ def test_killed_run_resumes_asking_only_the_missing_verdicts(loopback_openai, tm
         _, stderr = process.communicate(timeout=120)
     finally:
         release.set()
-    if signal_number == signal.SIGINT:
-        assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
-    else:
+    if signal_number == signal.SIGKILL:
         assert process.returncode == -signal.SIGKILL
+    else:  # Ctrl-C exits 130, SIGTERM 143 (stop_on_signals), each with its word, the verdicts kept
+        said = "interrupted" if signal_number == signal.SIGINT else "terminated by SIGTERM"
+        assert process.returncode == 128 + signal_number and f"{said}; every verdict" in stderr, stderr
+        assert "Traceback" not in stderr
     assert not output.exists()
 
     with VerdictCache(cache) as saved:

@@ -7,7 +7,9 @@ imported (``gpassk --help`` lists them all from :data:`SUBCOMMANDS`). Every
 command logs through one stderr sink whose records are redacted
 (:func:`configure_logging`); an :class:`~gpassk_opencompass.errors.InputError`
 is printed as one redacted line with exit code 2, any other exception is a
-bug and keeps its traceback.
+bug and keeps its traceback. SIGTERM and SIGHUP stop every command as Ctrl-C
+does (:func:`stop_on_signals`): its cleanup runs (judge workers killed, grid
+launches stopped, verdicts kept), and it exits 128 + the signal's number.
 
 Exit codes, shared by every subcommand (docs/exit-codes.md):
 
@@ -19,14 +21,17 @@ Exit codes, shared by every subcommand (docs/exit-codes.md):
 3 incomplete: some verdicts unresolved; every verdict that arrived is kept (rerun the same command to re-ask only the missing ones; the rule judge is deterministic (re-running gives the same): give it more time (--rule-timeout, rule_timeout) or let a judge model decide (--judge cascade))
 4 the judge failed (unreachable, refused the key or model, stopped answering); verdicts so far are kept, rerunning resumes
 130 interrupted (Ctrl-C); verdicts so far are kept, rerunning resumes
-143 terminated (SIGTERM; 129 for SIGHUP): gpassk grid run stopped its launches as on Ctrl-C; rerunning resumes
+143 terminated (SIGTERM; 129 for SIGHUP): stopped as on Ctrl-C (judge workers killed, grid launches stopped); verdicts so far are kept, rerunning resumes
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from importlib import import_module
 
 from gpassk_opencompass import __version__
@@ -58,7 +63,7 @@ EXIT_INCOMPLETE = 3
 EXIT_JUDGE_FAILED = 4
 #: Ctrl-C.
 EXIT_INTERRUPTED = 130
-#: ``gpassk grid run`` stopped by a signal exits 128 + the signal's number (143 SIGTERM, 129 SIGHUP).
+#: A command stopped by a signal (:class:`Terminated`) exits 128 + the signal's number (143 SIGTERM, 129 SIGHUP).
 EXIT_SIGNAL_BASE = 128
 
 
@@ -76,9 +81,59 @@ def exit_codes() -> dict[int, str]:
         EXIT_JUDGE_FAILED: "the judge failed (unreachable, refused the key or model, stopped answering); "
         "verdicts so far are kept, rerunning resumes",
         EXIT_INTERRUPTED: "interrupted (Ctrl-C); verdicts so far are kept, rerunning resumes",
-        EXIT_SIGNAL_BASE + 15: "terminated (SIGTERM; 129 for SIGHUP): gpassk grid run stopped its launches as on "
-        "Ctrl-C; rerunning resumes",
+        EXIT_SIGNAL_BASE + signal.SIGTERM: "terminated (SIGTERM; 129 for SIGHUP): stopped as on Ctrl-C (judge "
+        "workers killed, grid launches stopped); verdicts so far are kept, rerunning resumes",
     }
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP reached ``gpassk``: the command stops as on Ctrl-C.
+
+    Attributes:
+        signum: the signal; the command exits ``128 + signum`` (143 for SIGTERM, 129 for SIGHUP).
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextmanager
+def stop_on_signals(signals: Sequence[int] = (signal.SIGTERM, signal.SIGHUP)) -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP raise :class:`Terminated` in the main thread, as Ctrl-C does.
+
+    ``kill``, ``timeout``, a batch job's end and a closed terminal then stop a command the way Ctrl-C
+    does: its ``finally`` blocks run (judge workers and grid launches are killed with their process
+    groups, files are not left half-written); a second signal during that cleanup is ignored. Outside
+    the main thread (no signal handlers there) nothing changes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+
+    def handler(signum: int, frame: object) -> None:
+        if not received:
+            received.append(signum)
+            raise Terminated(signum)
+
+    previous = {signum: signal.signal(signum, handler) for signum in signals}
+    try:
+        yield
+    finally:
+        for signum, action in previous.items():
+            signal.signal(signum, action)
+
+
+def stopped(stop: KeyboardInterrupt) -> tuple[str, int]:
+    """What stopped a command, and its exit code: Ctrl-C (130), or a signal (:class:`Terminated`: 128 + its number).
+
+    >>> stopped(KeyboardInterrupt()), stopped(Terminated(signal.SIGTERM))
+    (('interrupted', 130), ('terminated by SIGTERM', 143))
+    """
+    if isinstance(stop, Terminated):
+        return f"terminated by {stop.args[0]}", EXIT_SIGNAL_BASE + stop.signum
+    return "interrupted", EXIT_INTERRUPTED
 
 
 def exit_codes_epilog(codes: Iterable[int] | None = None) -> str:
@@ -176,7 +231,12 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     configure_logging("WARNING" if getattr(args, "quiet", False) else getattr(args, "log_level", "INFO"))
     try:
-        return args.func(args)
+        with stop_on_signals():
+            return args.func(args)
     except InputError as error:
         print(f"gpassk {args.command}: error: {redact(str(error))}", file=sys.stderr)
         return EXIT_USAGE
+    except Terminated as stop:  # a command with nothing more to say about it
+        what, code = stopped(stop)
+        print(f"gpassk {args.command}: {what}", file=sys.stderr)
+        return code

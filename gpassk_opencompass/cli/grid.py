@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import sys
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from gpassk_opencompass.cli import (
     EXIT_USAGE,
     SUBCOMMANDS,
     exit_codes_epilog,
+    stopped,
 )
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.grid import launch as grid_launch
@@ -38,7 +40,7 @@ EXIT_OF_OUTCOME = {
 }
 #: The exit codes of ``gpassk grid status``; ``gpassk grid run`` adds Ctrl-C and SIGTERM.
 STATUS_CODES = (EXIT_OK, EXIT_NOT_DONE, EXIT_USAGE, EXIT_INCOMPLETE)
-RUN_CODES = (*STATUS_CODES, EXIT_INTERRUPTED, EXIT_SIGNAL_BASE + 15)
+RUN_CODES = (*STATUS_CODES, EXIT_INTERRUPTED, EXIT_SIGNAL_BASE + signal.SIGTERM)
 
 STOPPED = "the running launches were stopped; run the same command again to resume"
 
@@ -260,16 +262,13 @@ def run(args: argparse.Namespace) -> int:
             options.work_dir,
         )
     try:
-        with grid_launch.stop_on_signals():
-            if environment is not None and launches:
-                logger.info(cleared)
-            grid_launch.Launcher(options, env=environment).run(launches, progress=not args.no_progress)
-    except grid_launch.Terminated as terminated:  # SIGTERM, SIGHUP
-        logger.warning("{}: {}", terminated.args[0], STOPPED)
-        return EXIT_SIGNAL_BASE + terminated.signum
-    except KeyboardInterrupt:
-        logger.warning("interrupted: {}", STOPPED)
-        return EXIT_INTERRUPTED
+        if environment is not None and launches:
+            logger.info(cleared)
+        grid_launch.Launcher(options, env=environment).run(launches, progress=not args.no_progress)
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM/SIGHUP (cli.stop_on_signals)
+        what, code = stopped(stop)
+        logger.warning("{}: {}", what, STOPPED)
+        return code
     final = grid_status.grid_status(grid, options.work_dir)
     _print_statuses(final, show_done=False)
     return EXIT_OF_OUTCOME[grid_status.outcome(final)]

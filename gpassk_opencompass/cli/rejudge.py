@@ -10,12 +10,12 @@ import argparse
 
 from gpassk_opencompass.cli import (
     EXIT_INCOMPLETE,
-    EXIT_INTERRUPTED,
     EXIT_JUDGE_FAILED,
     EXIT_OK,
     EXIT_USAGE,
     SUBCOMMANDS,
     exit_codes_epilog,
+    stopped,
 )
 from gpassk_opencompass.cli.score import (
     add_judge_options,
@@ -94,9 +94,10 @@ def run(args: argparse.Namespace) -> int:
         hint = "" if error.arrived else f"; {kept}; run the same command again to resume"
         say(f"gpassk rejudge: the judge failed: {clause(error) if hint else error}{hint}")
         return EXIT_JUDGE_FAILED
-    except KeyboardInterrupt:
-        say(f"gpassk rejudge: interrupted; {kept}; run the same command again to resume")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM/SIGHUP (stop_on_signals)
+        what, code = stopped(stop)
+        say(f"gpassk rejudge: {what}; {kept}; run the same command again to resume")
+        return code
     incomplete = False
     for one in rejudged:
         print(f"== {one.target.model_abbr} x {one.target.dataset_abbr}: {one.path}")

@@ -12,13 +12,13 @@ import sys
 
 from gpassk_opencompass.cli import (
     EXIT_INCOMPLETE,
-    EXIT_INTERRUPTED,
     EXIT_JUDGE_FAILED,
     EXIT_OK,
     EXIT_USAGE,
     SUBCOMMANDS,
     add_thresholds_option,
     exit_codes_epilog,
+    stopped,
 )
 from gpassk_opencompass.errors import InputError
 
@@ -328,9 +328,10 @@ def run(args: argparse.Namespace) -> int:
         hint = "" if error.arrived else f"; {kept}; run the same command again to resume"
         say(f"gpassk score: the judge failed: {clause(error) if hint else error}{hint}")
         return EXIT_JUDGE_FAILED
-    except KeyboardInterrupt:
-        say(f"gpassk score: interrupted; {kept}; run the same command again to resume")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM/SIGHUP (stop_on_signals): the workers are gone
+        what, code = stopped(stop)
+        say(f"gpassk score: {what}; {kept}; run the same command again to resume")
+        return code
     incomplete = result.unresolved > 0
     if incomplete:
         say(

@@ -30,7 +30,7 @@ QOS, abbrs in job names) must match :data:`SHELL_SAFE`, and ``--opencompass-arg`
 may not change them (:func:`refuse_overridden_settings`); inside a Slurm job the
 ``--slurm`` launches run without the job's ``SLURM_*`` environment
 (:func:`launch_environment`); SIGTERM and SIGHUP stop the launches as Ctrl-C
-does (:func:`stop_on_signals`).
+does (``gpassk_opencompass.cli.stop_on_signals`` raises a ``KeyboardInterrupt`` for them).
 
 >>> options = LaunchOptions(work_dir=Path("out"), opencompass="opencompass", slurm=True, partition="gpu",
 ...                         quotatype="reserved")
@@ -50,9 +50,9 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -350,44 +350,6 @@ class Outcome:
     launch: Launch
     returncode: int
     status: RunStatus
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP reached ``gpassk grid run``: it stops as on Ctrl-C.
-
-    Attributes:
-        signum: the signal; the command exits ``128 + signum`` (143 for SIGTERM, 129 for SIGHUP).
-    """
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-@contextmanager
-def stop_on_signals(signals: Sequence[int] = (signal.SIGTERM, signal.SIGHUP)) -> Iterator[None]:
-    """Within the block, SIGTERM and SIGHUP raise :class:`Terminated` in the main thread, as Ctrl-C does.
-
-    ``kill``, ``timeout``, a batch job's end and a closed terminal then stop the launches the way
-    Ctrl-C does (their process groups are terminated, the pid files removed); a second signal during
-    that cleanup is ignored. Outside the main thread (no signal handlers there) nothing changes.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    received: list[int] = []
-
-    def handler(signum: int, frame: object) -> None:
-        if not received:
-            received.append(signum)
-            raise Terminated(signum)
-
-    previous = {signum: signal.signal(signum, handler) for signum in signals}
-    try:
-        yield
-    finally:
-        for signum, action in previous.items():
-            signal.signal(signum, action)
 
 
 class Launcher:

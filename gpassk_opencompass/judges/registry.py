@@ -35,6 +35,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import redirect_stdout
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
@@ -151,7 +152,8 @@ def load_judge(spec: str) -> Judge:
                 "a check_correct_fn(prediction, reference) -> bool)"
             )
         try:
-            found = point.load()
+            with redirect_stdout(sys.stderr):
+                found = point.load()
         except Exception as error:  # noqa: BLE001 - the package's own import failed: say which, no traceback
             raise InputError(
                 f"--judge {spec}: entry point {point.value} of {ENTRY_POINT_GROUP} does not load "
@@ -169,15 +171,29 @@ def load_judge(spec: str) -> Judge:
 
 
 def _import_attribute(spec: str, module_name: str, attribute: str) -> object:
-    """``module_name.attribute``, the module imported from ``sys.path`` or the current directory."""
-    if not module_name or not attribute:
-        raise InputError(f"--judge {spec}: expected module:function, e.g. my_checks:same_answer")
+    """``module_name.attribute``, the module imported from ``sys.path`` or the current directory.
+
+    What the module prints as it is imported goes to stderr (a report on stdout stays the report).
+
+    >>> _import_attribute(".checks:same", ".checks", "same")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: --judge .checks:same: '.checks' is not a dotted name of Python identifiers; expected module:function, the module absolute (imported from sys.path or the current directory: no leading dot), e.g. my_checks:same_answer
+    """
+    for name in (module_name, attribute):
+        if not all(part.isidentifier() for part in name.split(".")):
+            raise InputError(
+                f"--judge {spec}: {name!r} is not a dotted name of Python identifiers; expected module:function, "
+                "the module absolute (imported from sys.path or the current directory: no leading dot), "
+                "e.g. my_checks:same_answer"
+            )
     here = os.getcwd()
     added = here not in sys.path and "" not in sys.path
     if added:
         sys.path.insert(0, here)
     try:
-        module = importlib.import_module(module_name)
+        with redirect_stdout(sys.stderr):
+            module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         if error.name is not None and module_name.startswith(error.name):
             raise InputError(

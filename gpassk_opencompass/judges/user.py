@@ -140,10 +140,14 @@ class PythonJudge:
                     verdicts[index] = Verdict(hit.correct, None, hit.reason, "cache")
                     cached += 1
             todo = [index for index, found in enumerate(verdicts) if found is None]
-            for index, verdict in zip(todo, self._in_workers([pairs[index] for index in todo], progress)):
+
+            def arrived(position: int, verdict: Verdict) -> None:  # kept at once: a stopped run resumes from it
+                index = todo[position]
                 verdicts[index] = verdict
                 if cache is not None and verdict.correct is not None:
                     cache.put(keys[index], verdict.correct, verdict.reason, finish_reason=None, judge=self.name)
+
+            self._in_workers([pairs[index] for index in todo], progress, arrived)
         finally:
             if cache is not None:
                 cache.close()
@@ -151,8 +155,11 @@ class PythonJudge:
         stats = judge_stats(self.name, item_verdicts, repeats, unique=len(pairs), cached=cached)
         return JudgeReport(item_verdicts, stats, None)
 
-    def _in_workers(self, pairs: list[tuple[str, str]], progress: bool) -> list[Verdict]:
-        """The verdicts of ``pairs``, each from a worker process within :attr:`timeout` or unresolved."""
+    def _in_workers(
+        self, pairs: list[tuple[str, str]], progress: bool, arrived: Callable[[int, Verdict], None]
+    ) -> list[Verdict]:
+        """The verdicts of ``pairs``, each from a worker process within :attr:`timeout` or unresolved, each given to
+        ``arrived(index, verdict)`` as it arrives."""
         if not pairs:
             return []
         start: Start = (
@@ -175,6 +182,7 @@ class PythonJudge:
             silent=f"{self.name} gave no verdict within {self.timeout:g} s (the judge_timeout); make it return "
             "sooner on this answer or give it longer (--judge-timeout S, judge_timeout=S)",
             died=f"{self.name}'s worker process died on this answer (out of memory, a crash, os._exit)",
+            arrived=arrived,
         )
 
     def _verdict(self, prediction: str, reference: str) -> Verdict:

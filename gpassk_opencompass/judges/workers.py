@@ -13,6 +13,18 @@ inside C code.  :func:`judge_by_rule` therefore picks one of two ways:
   sends nothing for :func:`hard_deadline` seconds is killed, the answer it
   was on gets ``correct=None`` with the reason, and a fresh worker takes the
   rest.  A worker that dies (out of memory, a crash) is handled the same way.
+  The clock of a worker's first answer starts when it is ready: its start-up
+  (importing math-verify or the user's module) has a bound of its own,
+  :data:`STARTUP_SECONDS`.
+
+Each worker leads its own session and process group, and is killed with its
+whole group (``os.killpg``): at the deadline, when it dies, when the pool ends
+and when the caller stops (an exception, Ctrl-C, SIGTERM), so no process a
+judge started outlives it (one that makes itself a new session, as a daemon
+does, escapes the group; an idle worker whose parent is gone exits by itself).
+A worker's standard output is its parent's standard error: what a judge prints
+never reaches a report on stdout. A process a judge forks never returns into
+the worker's loop: it ends there (:func:`serve_with`).
 
 The pool (:func:`judge_in_workers`) serves the user judge
 (:mod:`~gpassk_opencompass.judges.user`) too: its workers import the
@@ -27,17 +39,19 @@ function again (:func:`in_interpreter`) or are forked copies holding it
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import threading
 import time
+import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from multiprocessing.connection import Connection, wait
-from typing import Protocol, cast
+from typing import NoReturn, Protocol, cast
 
 from tqdm import tqdm
 
@@ -49,6 +63,14 @@ from gpassk_opencompass.log import logger
 IN_PROCESS_LIMIT = 256
 #: Answers handed to a worker at a time.
 CHUNK = 16
+#: Seconds a worker may take to start (import math-verify, the user's module) before its first answer's clock runs.
+STARTUP_SECONDS = 30.0
+#: Seconds the workers have to exit by themselves once the pool is done, before their groups are killed.
+EXIT_GRACE_SECONDS = 1.0
+#: Seconds between an idle worker's checks that its parent is still there.
+PARENT_CHECK_SECONDS = 1.0
+#: What a worker sends once it is ready for its first answer (any other message is ``(index, verdict)``).
+READY = None
 
 
 def hard_deadline(timeout: int) -> float:
@@ -111,13 +133,11 @@ def default_processes(answers: int) -> int:
 
 
 class _Process(Protocol):
-    """What a worker's process must offer: ``subprocess.Popen``'s ``kill`` and ``wait``."""
+    """What a worker's process must offer: ``subprocess.Popen``'s ``pid`` and ``wait`` (which reaps it)."""
 
     pid: int
 
-    def kill(self) -> None: ...
-
-    def wait(self, timeout: float | None = None) -> object: ...
+    def wait(self) -> object: ...
 
 
 #: Starts a worker's process given the pipe ends it reads and writes, and the parent's ends (for it to close).
@@ -130,8 +150,9 @@ def in_interpreter(code: str, arguments: Sequence[str] = ()) -> Start:
     Values reach it as data, in ``sys.argv[1:]`` (``arguments``), never written into ``code``.
 
     It never re-imports the caller's ``__main__`` (unlike ``multiprocessing``'s
-    spawn); the package is on its ``PYTHONPATH``; it lives in its own session,
-    so a Ctrl-C meant for the parent does not interrupt it mid-answer.
+    spawn); the package is on its ``PYTHONPATH``; it lives in its own session
+    (and process group), so a Ctrl-C meant for the parent does not interrupt it
+    mid-answer; its stdout is the parent's stderr, unbuffered.
     """
 
     def start(read_fd: int, write_fd: int, parent_fds: tuple[int, int]) -> _Process:
@@ -139,9 +160,10 @@ def in_interpreter(code: str, arguments: Sequence[str] = ()) -> Start:
         environment = dict(os.environ)
         environment["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, environment.get("PYTHONPATH")]))
         return subprocess.Popen(
-            [sys.executable, "-c", code.format(read=read_fd, write=write_fd), *arguments],
+            [sys.executable, "-u", "-c", code.format(read=read_fd, write=write_fd), *arguments],
             pass_fds=(read_fd, write_fd),
             stdin=subprocess.DEVNULL,
+            stdout=2,  # this process's stderr
             env=environment,
             start_new_session=True,
         )
@@ -157,29 +179,42 @@ def forked(answer: Callable[..., Verdict]) -> Start:
 
 
 class _Forked:
-    """A forked worker, with ``subprocess.Popen``'s ``kill`` and ``wait``, in its own session."""
+    """A forked worker leading its own session, with ``subprocess.Popen``'s ``pid`` and ``wait``."""
 
     def __init__(self, answer: Callable[..., Verdict], read_fd: int, write_fd: int, parent_fds: tuple[int, int]):
-        context = multiprocessing.get_context("fork")
-        self.process = context.Process(target=_serve_forked, args=(answer, read_fd, write_fd, parent_fds), daemon=True)
-        self.process.start()
-        self.pid = cast(int, self.process.pid)  # started above
+        for stream in (sys.stdout, sys.stderr):  # else the copy holds (and would repeat) what they buffer
+            with suppress(AttributeError, OSError, ValueError):
+                stream.flush()
+        self.pid = os.fork()
+        if self.pid == 0:
+            _serve_forked(answer, read_fd, write_fd, parent_fds)
 
-    def kill(self) -> None:
-        self.process.kill()
-
-    def wait(self, timeout: float | None = None) -> object:
-        self.process.join(timeout)
-        if self.process.exitcode is None:
-            raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0.0)
-        return self.process.exitcode
+    def wait(self) -> int:
+        try:
+            return os.waitpid(self.pid, 0)[1]
+        except ChildProcessError:  # reaped already (SIGCHLD ignored)
+            return 0
 
 
-def _serve_forked(answer: Callable[..., Verdict], read_fd: int, write_fd: int, parent_fds: tuple[int, int]) -> None:
-    os.setsid()
-    for fd in parent_fds:  # the parent's ends: held here, the parent would never read EOF when this worker dies
-        os.close(fd)
-    serve_with(answer, read_fd, write_fd)
+def _serve_forked(answer: Callable[..., Verdict], read_fd: int, write_fd: int, parent_fds: tuple[int, int]) -> NoReturn:
+    """The forked worker's whole life: it never returns into the caller's code, whatever ``answer`` does."""
+    status = 1
+    try:
+        os.setsid()
+        for fd in parent_fds:  # the parent's ends: held here, the parent would never read EOF when this worker dies
+            os.close(fd)
+        os.dup2(2, 1)  # what the function (or a program it runs) writes to stdout goes to stderr
+        sys.stdout = sys.stderr
+        with open(os.devnull, "rb") as nothing:
+            os.dup2(nothing.fileno(), 0)
+        serve_with(answer, read_fd, write_fd)
+        status = 0
+    except BaseException:  # noqa: BLE001 - nothing may return into the caller's code: say why it ends, and end
+        traceback.print_exc()
+    finally:
+        with suppress(AttributeError, OSError, ValueError):
+            sys.stderr.flush()
+        os._exit(status)
 
 
 class Worker:
@@ -201,6 +236,7 @@ class Worker:
         self.connection = Connection(from_child_read, writable=False)
         self.pending: deque[int] = deque()
         self.last_heard = time.monotonic()
+        self.ready = False
 
     def send(self, indices: list[int], pairs) -> None:
         self.pending.extend(indices)
@@ -214,18 +250,58 @@ class Worker:
         """Ask the worker to exit once idle."""
         try:
             self.to_child.send(None)
-        except OSError:  # already gone; stop() reaps it
+        except OSError:  # already gone; the pool kills its group and reaps it
             return
 
-    def stop(self, grace: float = 0.0) -> None:
-        """Reap the worker, killing it unless it exits within ``grace`` seconds."""
-        try:
-            self.process.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+    def silent_for(self, now: float) -> float:
+        """Seconds it has been silent beyond what it may: its start-up (:data:`STARTUP_SECONDS`) is not counted."""
+        return now - self.last_heard - (0.0 if self.ready else STARTUP_SECONDS)
+
+    def exited(self, within: float) -> bool:
+        """Whether the worker has ended, waiting up to ``within`` seconds; it is not reaped (its pid keeps naming
+        its process group until then)."""
+        deadline = time.monotonic() + within
+        while True:
+            try:
+                if os.waitid(os.P_PID, self.process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                    return True
+            except ChildProcessError:  # reaped already (SIGCHLD ignored)
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
+
+    def kill(self) -> None:
+        """SIGKILL the worker and every process of its group (what the judge started, a process it forked)."""
+        for kill in (os.killpg, os.kill):  # os.kill too: a forked worker may not lead its group yet
+            with suppress(ProcessLookupError, PermissionError):
+                kill(self.process.pid, signal.SIGKILL)
+
+    def reap(self) -> None:
+        """Wait for the (killed) worker's end and close its pipes."""
+        self.process.wait()
         self.to_child.close()
         self.connection.close()
+
+
+def _stop_workers(workers: Sequence[Worker], grace: float) -> None:
+    """End ``workers`` and their process groups: each may exit by itself within ``grace`` seconds, then all are killed.
+
+    Every group is killed before any worker is reaped (so each pid still names its group), and even if the
+    wait is interrupted (Ctrl-C, SIGTERM).
+    """
+    if grace:
+        for worker in workers:
+            worker.finish()
+    deadline = time.monotonic() + grace
+    try:
+        for worker in workers:
+            worker.exited(max(0.0, deadline - time.monotonic()))
+    finally:
+        for worker in workers:
+            worker.kill()
+        for worker in workers:
+            worker.reap()
 
 
 def judge_in_workers(
@@ -239,65 +315,81 @@ def judge_in_workers(
     deadline: float,
     silent: str,
     died: str,
+    arrived: Callable[[int, Verdict], None] | None = None,
 ) -> list[Verdict]:
     """One verdict per item of ``pairs``, in order, from ``processes`` workers made by ``start``.
 
-    A worker that sends nothing for ``deadline`` seconds is killed, the item it
-    was on gets ``unresolved(index, silent)``, and a fresh worker takes the
-    rest; one that dies gets ``unresolved(index, died)`` the same way.
+    A worker that sends nothing for ``deadline`` seconds (once it has started) is killed with its process
+    group, the item it was on gets ``unresolved(index, silent)``, and a fresh worker takes the rest; one that
+    dies gets ``unresolved(index, died)`` the same way. ``arrived(index, verdict)`` is called as each verdict
+    arrives (to keep it before the run ends). However the call ends, every worker's group is killed.
     """
-    return _WorkerPool(processes, start, deadline, unresolved).run(pairs, progress, desc, silent, died)
+    return _WorkerPool(processes, start, deadline, unresolved, arrived).run(pairs, progress, desc, silent, died)
 
 
 class _WorkerPool:
     def __init__(
-        self, processes: int, start: Callable[[], Worker], deadline: float, unresolved: Callable[[int, str], Verdict]
+        self,
+        processes: int,
+        start: Callable[[], Worker],
+        deadline: float,
+        unresolved: Callable[[int, str], Verdict],
+        arrived: Callable[[int, Verdict], None] | None,
     ) -> None:
         self.processes = processes
         self.start = start
         self.deadline = deadline
         self.unresolved = unresolved
+        self.arrived = arrived
 
     def run(self, pairs, progress: bool, desc: str, silent: str, died: str) -> list[Verdict]:
         results: list[Verdict | None] = [None] * len(pairs)
         self.remaining = len(pairs)
         todo = deque(range(len(pairs)))
-        workers = [self.start() for _ in range(min(self.processes, len(pairs)))]
+        workers: list[Worker] = []
         bar = tqdm(total=len(pairs), desc=desc, unit="answer", disable=not progress)
+        done = False
         try:
+            for _ in range(min(self.processes, len(pairs))):
+                workers.append(self.start())
             while self.remaining:
                 for worker in workers:
                     if not worker.pending and todo:
                         worker.send([todo.popleft() for _ in range(min(CHUNK, len(todo)))], pairs)
-                ready = wait([worker.connection for worker in workers], timeout=1.0)
+                readable = wait([worker.connection for worker in workers], timeout=1.0)
                 for position, worker in enumerate(workers):
-                    if worker.connection in ready:
+                    if worker.connection in readable:
                         try:
-                            index, verdict = worker.connection.recv()
+                            message = worker.connection.recv()
                         except (EOFError, OSError):
                             workers[position] = self._replace(worker, results, todo, bar, died)
                             continue
-                        worker.pending.remove(index)
                         worker.last_heard = time.monotonic()
+                        if message is READY:
+                            worker.ready = True
+                            continue
+                        index, verdict = message
+                        worker.pending.remove(index)
                         self._record(results, index, verdict, bar)
-                    elif worker.pending and time.monotonic() - worker.last_heard > self.deadline:
+                    elif worker.pending and worker.silent_for(time.monotonic()) > self.deadline:
                         workers[position] = self._replace(worker, results, todo, bar, silent)
+            done = True
         finally:
             bar.close()
-            for worker in workers:
-                worker.finish()
-            for worker in workers:
-                worker.stop(grace=1.0)
+            _stop_workers(workers, EXIT_GRACE_SECONDS if done else 0.0)
         return cast(list[Verdict], results)  # every index was recorded once: none is left None
 
     def _record(self, results, index: int, verdict: Verdict, bar) -> None:
         results[index] = verdict
         self.remaining -= 1
         bar.update(1)
+        if self.arrived is not None:
+            self.arrived(index, verdict)
 
     def _replace(self, worker: Worker, results, todo: deque, bar, reason: str) -> Worker:
-        """Kill ``worker``; blame the answer it was on, requeue the rest, start a fresh one."""
-        worker.stop()
+        """Kill ``worker`` and its group; blame the answer it was on, requeue the rest, start a fresh one."""
+        worker.kill()
+        worker.reap()
         if worker.pending:
             culprit = worker.pending.popleft()
             self._record(results, culprit, self.unresolved(culprit, reason), bar)
@@ -311,10 +403,21 @@ def serve(read_fd: int, write_fd: int, timeout: int) -> None:
 
 
 def serve_with(answer: Callable[..., Verdict], read_fd: int, write_fd: int) -> None:
-    """A worker's main loop: ``answer`` each item of each chunk received, replying per item; ``None`` or EOF ends it."""
+    """A worker's main loop: ``answer`` each item of each chunk received, replying per item; ``None`` or EOF ends it.
+
+    It says :data:`READY` first. A process that ``answer`` forks never speaks on the pipe nor comes back into
+    the loop: it ends (``os._exit``) when ``answer`` returns or raises in it. An idle worker whose parent is
+    gone (killed without a chance to stop it) ends too.
+    """
+    worker, parent = os.getpid(), os.getppid()
     incoming = Connection(read_fd, writable=False)
     outgoing = Connection(write_fd, readable=False)
+    outgoing.send(READY)
     while True:
+        if not incoming.poll(PARENT_CHECK_SECONDS):
+            if os.getppid() != parent:
+                return
+            continue
         try:
             chunk = incoming.recv()
         except EOFError:
@@ -322,4 +425,9 @@ def serve_with(answer: Callable[..., Verdict], read_fd: int, write_fd: int) -> N
         if chunk is None:
             return
         for index, *item in chunk:
-            outgoing.send((index, answer(*item)))
+            try:
+                verdict = answer(*item)
+            finally:
+                if os.getpid() != worker:  # a process the function forked, returning here: it ends
+                    os._exit(0)
+            outgoing.send((index, verdict))
