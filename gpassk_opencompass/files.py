@@ -16,19 +16,20 @@ And the one door for every untrusted byte the package reads (the second half of 
 
 * **Regular files only**: :func:`open_regular` opens without blocking (a FIFO never hangs the open) and
   refuses a device, FIFO, socket or folder, also behind a symlink, in one line before any read.
-* **Every read bounded before it happens**: :func:`read_bytes_bounded` (a whole file),
-  :func:`read_lines` (a JSONL file, line by line, each line bounded), :func:`read_head` (what a format
-  detector looks at; never raises), :func:`read_json_file` / :func:`load_json_text` (a JSON document:
-  its bytes, its nesting depth and its containers, counted before the parser builds them).
-* **Folder scans** (:func:`find_files`) never follow a directory symlink and skip, with a notice, what
-  is not a regular file.
+* **Every read bounded before it happens**, never trusting a file's size: :func:`read_bytes_bounded` (a
+  whole file), :func:`read_lines` / :func:`read_raw_lines` (line by line, each line bounded),
+  :func:`read_head` / :func:`read_first_line` (what a format detector looks at; never raise),
+  :func:`read_json_file` / :func:`load_json_text` (a JSON document: its bytes, its nesting depth and its
+  containers, :func:`check_containers`, counted before the parser builds them).
+* **Folder scans** (:func:`find_files`) never follow a directory symlink; what they list is read through
+  the door, so a FIFO or device found in a folder is refused (or skipped with a notice) unopened.
 * **Archives and columnar files** are bounded by their total unpacked size from their own metadata
   (:func:`open_zip`, :func:`open_parquet`, :func:`check_unpacked`), refused in one line before unpacking.
 
 Every failure is one :class:`UnreadableFile` line (an ``InputError``) naming the file (and line), never a
 ``MemoryError`` or ``RecursionError`` traceback.
 
-Imports only the package's errors and logger (anything may import it).
+Imports nothing from the package but its errors (anything may import it).
 
 >>> import pathlib, tempfile
 >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -60,7 +61,6 @@ from typing import IO, TYPE_CHECKING
 import numpy as np
 
 from gpassk_opencompass.errors import InputError, clause
-from gpassk_opencompass.log import logger
 
 if TYPE_CHECKING:
     import zipfile
@@ -299,18 +299,6 @@ def check_regular(path: str | os.PathLike) -> None:
     open_regular(path).close()
 
 
-def is_regular(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is a regular file (following symlinks), without opening it; never raises.
-
-    >>> is_regular("/dev/zero"), is_regular("/nonexistent"), is_regular(__file__)
-    (False, False, True)
-    """
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
-
-
 def read_bytes_bounded(path: str | os.PathLike, max_bytes: int, what: str = "this file") -> bytes:
     """The bytes of the regular file ``path``, refused once more than ``max_bytes`` have been read.
 
@@ -410,8 +398,10 @@ def find_files(folder: str | os.PathLike, *patterns: str) -> list[pathlib.Path]:
     The one way the package scans a folder it was given. A pattern is a relative glob (``"*.json"``,
     ``"reviews/*/*.jsonl"``, ``"**/*.parquet"``: ``**`` is any number of folders) matched part by part; ``*``
     does not match a leading dot. A directory symlink is never entered (a link to a parent folder neither
-    loops nor counts a file twice), a symlink to a regular file is a file, and a match that is not a regular
-    file (a FIFO, a device, a socket) is skipped with a logged notice, never opened.
+    loops nor counts a file twice) nor listed; a symlink to a file is listed, a dangling one is not. A match
+    that is not a regular file (a FIFO, a device, a socket) is listed as it is: opening it through
+    :func:`open_regular` refuses it in one line, so the caller says what it does with it (a reader refuses,
+    the leaderboard skips it with a notice), and nothing blocks.
 
     >>> import pathlib, tempfile
     >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -440,13 +430,11 @@ def find_files(folder: str | os.PathLike, *patterns: str) -> list[pathlib.Path]:
                         continue
                     if not any(_glob_match(relative, parts) for parts in split):
                         continue
-                    kind = _kind(os.stat(entry.path).st_mode)
-                except OSError:  # a dangling symlink, a file gone
+                    if entry.is_dir() or not os.path.exists(entry.path):  # a symlink to a folder, or dangling
+                        continue
+                except OSError:  # gone
                     continue
-                if kind is None:
-                    found.append(pathlib.Path(entry.path))
-                elif kind != "a folder":  # a symlink to a folder is neither entered nor a file
-                    logger.warning(f"skipped {entry.path}: it is {kind}, not a regular file")
+                found.append(pathlib.Path(entry.path))
         level, depth = below, depth + 1
     return sorted(found)
 

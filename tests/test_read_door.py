@@ -151,7 +151,7 @@ def test_a_document_of_millions_of_empty_objects_is_refused_before_parsing(tmp_p
 
 
 def test_brackets_inside_strings_are_not_containers():
-    text = json.dumps({"answers": ["\\frac{1}{2}" * 100, "[[[{{{" * 100, "he said \"{[\" \\"]})
+    text = json.dumps({"answers": ["\\frac{1}{2}" * 100, "[[[{{{" * 100, 'he said "{[" \\']})
     files.check_containers(text, "r.json", max_containers=3)  # two real ones; 1,200 in strings
     assert files.load_json_text(text, source="r.json", max_containers=3)["answers"][1].startswith("[[[")
     with pytest.raises(files.UnreadableJSON, match="over 1 arrays and objects"):
@@ -308,8 +308,11 @@ def test_the_competition_loader_does_not_follow_a_link_to_a_parent_folder(compas
     assert "3" in row and "123" not in row, out
 
 
-def test_a_fifo_in_a_scanned_folder_is_skipped_unopened(tmp_path):
-    (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "x.json").write_text("{}")
-    os.mkfifo(tmp_path / "a" / "y.json")
-    assert files.find_files(tmp_path, "*/*.json") == [tmp_path / "a" / "x.json"]
+def test_a_fifo_found_in_an_output_folder_is_refused_unopened(tmp_path):
+    folder = tmp_path / "lm-eval-out" / "model"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "samples_math_2026.jsonl")
+    refused(
+        gpassk("score", str(tmp_path / "lm-eval-out"), "--k", "1", "--format", "lm-eval", timeout=60),
+        "samples_math_2026.jsonl is a FIFO (named pipe), " + REFUSED,
+    )

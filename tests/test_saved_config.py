@@ -124,7 +124,7 @@ def test_a_file_over_the_size_cap_is_not_even_parsed(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(
         UnreadableConfig,
-        match=r"not read: \d+ bytes, over the limit of 8,388,608 bytes for a dumped OpenCompass config$",
+        match=r"not read: [\d,]+ bytes, over the limit of 8,388,608 bytes for a dumped OpenCompass config$",
     ):
         load_saved_config(path)
     assert not marker.exists()

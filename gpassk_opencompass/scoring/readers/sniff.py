@@ -11,12 +11,6 @@ from gpassk_opencompass.files import UnreadableJSON, load_json_text, read_first_
 SNIFF_BYTES = 1024 * 1024
 
 
-def head(path: Path, limit: int = SNIFF_BYTES) -> str | None:
-    """The first ``limit`` bytes of a regular file as text (a cut character dropped); ``None`` if it cannot be read."""
-    data = read_head(path, limit)
-    return None if data is None else data.decode("utf-8", errors="ignore")
-
-
 def first_record(path: Path, suffixes: Sequence[str]) -> object:
     """The first non-blank line of a JSONL file with one of ``suffixes``, parsed; ``None`` if there is none.
 
