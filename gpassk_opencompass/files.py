@@ -356,7 +356,9 @@ def read_raw_lines(path: str | os.PathLike, max_line_bytes: int = MAX_LINE_BYTES
         UnreadableFile: not a regular file, cannot be read, or a line over ``max_line_bytes`` (naming the line).
     """
     with open_regular(path) as file:
-        for number, line in enumerate(iter(lambda: file.readline(max_line_bytes + 1), b""), start=1):
+        readline, number = file.readline, 0
+        while line := readline(max_line_bytes + 1):
+            number += 1
             if len(line) > max_line_bytes and not (len(line) == max_line_bytes + 1 and line.endswith(b"\n")):
                 raise UnreadableFile(
                     f"{path} line {number}: over the limit of {max_line_bytes:,} bytes for one line; "
