@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,6 +24,15 @@ def first_record(path: Path, suffixes: Sequence[str]) -> object:
     """
     if path.suffix not in suffixes:
         return None
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return _first_record(str(path), (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=1)  # the detectors of one --format auto ask in turn: the file is read once
+def _first_record(path: str, identity: tuple[int, ...]) -> object:
     data = read_head(path, SNIFF_BYTES)
     line, newline, _ = (data or b"").lstrip().partition(b"\n")
     if not newline and data is not None and len(data) == SNIFF_BYTES:  # the first line goes on past the sniff
@@ -30,6 +41,6 @@ def first_record(path: Path, suffixes: Sequence[str]) -> object:
             return None
         line = whole
     try:
-        return load_json_text(line, source=str(path)) if line.strip() else None
+        return load_json_text(line, source=path) if line.strip() else None
     except UnreadableJSON:
         return None
