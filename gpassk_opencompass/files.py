@@ -12,13 +12,24 @@ Owns two rules that every writer in the package follows:
   refuses an output that is one of a command's inputs, and
   :func:`check_not_inside` refuses an output placed inside an input folder.
 
-And one rule for every JSON the package reads: :func:`load_json_text` /
-:func:`read_json_file` parse with a size and a nesting-depth limit, and every
-failure (not UTF-8, not JSON, too big, too deep, an integer over Python's
-digit limit) is one ``InputError`` line naming the file (and line), never a
-``RecursionError`` traceback.
+And the one door for every untrusted byte the package reads (the second half of this module):
 
-Imports nothing from the package (anything may import it).
+* **Regular files only**: :func:`open_regular` opens without blocking (a FIFO never hangs the open) and
+  refuses a device, FIFO, socket or folder, also behind a symlink, in one line before any read.
+* **Every read bounded before it happens**, never trusting a file's size: :func:`read_bytes_bounded` (a
+  whole file), :func:`read_lines` / :func:`read_raw_lines` (line by line, each line bounded),
+  :func:`read_head` / :func:`read_first_line` (what a format detector looks at; never raise),
+  :func:`read_json_file` / :func:`load_json_text` (a JSON document: its bytes, its nesting depth and its
+  containers, :func:`check_containers`, counted before the parser builds them).
+* **Folder scans** (:func:`find_files`) never follow a directory symlink; what they list is read through
+  the door, so a FIFO or device found in a folder is refused (or skipped with a notice) unopened.
+* **Archives and columnar files** are bounded by their total unpacked size from their own metadata
+  (:func:`open_zip`, :func:`open_parquet`, :func:`check_unpacked`), refused in one line before unpacking.
+
+Every failure is one :class:`UnreadableFile` line (an ``InputError``) naming the file (and line), never a
+``MemoryError`` or ``RecursionError`` traceback.
+
+Imports nothing from the package but its errors (anything may import it).
 
 >>> import pathlib, tempfile
 >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -36,20 +47,39 @@ gpassk_opencompass.errors.InputError: --output is the same file as input (runs/.
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import json
 import os
 import pathlib
 import re
+import stat
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import IO, TYPE_CHECKING
 
-from gpassk_opencompass.errors import InputError
+import numpy as np
+
+from gpassk_opencompass.errors import InputError, clause
+
+if TYPE_CHECKING:
+    import zipfile
+
+    from pyarrow.parquet import ParquetFile
 
 #: The most bytes one JSON document (a results file, a manifest, a JSONL line) may have.
 MAX_JSON_BYTES = 256 * 1024 * 1024
 #: The deepest nesting of arrays and objects accepted (the package's documents nest under 10 levels).
 MAX_JSON_DEPTH = 100
+#: The most arrays and objects one JSON document may hold: each costs ~60-200 bytes parsed, so a document of
+#: ``[{},{},...]`` within :data:`MAX_JSON_BYTES` would cost ~5 GB. A results file holds about one per
+#: generation (10,000 questions x n = 100 hold ~1.02 M), a generations line a few.
+MAX_JSON_CONTAINERS = 8_000_000
+#: The most bytes one line of a JSONL file may have (a line is one JSON document).
+MAX_LINE_BYTES = MAX_JSON_BYTES
+#: The most bytes an archive (a zip, the zstd members of an inspect ``.eval``) or a columnar file (parquet)
+#: may unpack to in total, from its own metadata, before anything is unpacked.
+MAX_UNPACKED_BYTES = 2 * 1024**3
 
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
@@ -198,8 +228,322 @@ def check_not_input(role: str, path: str | os.PathLike | None, inputs: Iterable[
             )
 
 
-class UnreadableJSON(InputError):
+class UnreadableFile(InputError):
+    """A file that cannot be read as it is: one line naming it (and the line), what it is and the fix."""
+
+
+class UnreadableJSON(UnreadableFile):
     """A JSON document that cannot be read: one line naming its file (and line)."""
+
+
+#: What a path that is not a regular file is, for messages (checked in this order).
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _kind(mode: int) -> str | None:
+    """What a file of ``mode`` is, if not a regular file: ``"a character device"``; ``None`` for a regular file."""
+    return None if stat.S_ISREG(mode) else next((kind for test, kind in _KINDS if test(mode)), "not a file")
+
+
+def _not_regular(path: str | os.PathLike, kind: str) -> UnreadableFile:
+    return UnreadableFile(f"{path} is {kind}, not a regular file; give the file itself")
+
+
+def open_regular(path: str | os.PathLike) -> IO[bytes]:
+    """Open ``path`` for reading in binary, if it is a regular file (a symlink to one is fine).
+
+    The open never blocks (``O_NONBLOCK``: a FIFO with no writer opens at once) and the kind is checked on the
+    open descriptor, so nothing is read from a device, FIFO or socket, and a file swapped after a check is
+    not read either.
+
+    Raises:
+        UnreadableFile: ``path`` does not exist, cannot be opened, or is not a regular file (one line).
+
+    >>> open_regular("/dev/zero")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.files.UnreadableFile: /dev/zero is a character device, not a regular file; give the file itself
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        with contextlib.suppress(OSError):  # a socket cannot be opened (ENXIO): say what it is
+            kind = _kind(os.stat(path).st_mode)
+            if kind is not None:
+                raise _not_regular(path, kind) from None
+        raise UnreadableFile(f"{path}: cannot read ({error.strerror})") from None
+    try:
+        kind = _kind(os.fstat(descriptor).st_mode)
+        if kind is not None:
+            raise _not_regular(path, kind)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def check_regular(path: str | os.PathLike) -> None:
+    """Raise :class:`UnreadableFile` unless ``path`` opens as a regular file (:func:`open_regular`), reading nothing.
+
+    >>> check_regular("/dev/null")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.files.UnreadableFile: /dev/null is a character device, not a regular file; give the file itself
+    """
+    open_regular(path).close()
+
+
+def read_bytes_bounded(path: str | os.PathLike, max_bytes: int, what: str = "this file") -> bytes:
+    """The bytes of the regular file ``path``, refused once more than ``max_bytes`` have been read.
+
+    The file's size is never trusted (a device's is 0, a file may grow): at most ``max_bytes + 1`` bytes are
+    read.
+
+    Raises:
+        UnreadableFile: not a regular file, cannot be read, or over ``max_bytes`` ("M bytes, over the limit of
+            N bytes for ``what``").
+    """
+    with open_regular(path) as file:
+        try:
+            data = file.read(max_bytes + 1)
+            size = max(len(data), os.fstat(file.fileno()).st_size)
+        except OSError as error:
+            raise UnreadableFile(f"{path}: cannot read ({error.strerror})") from None
+    if len(data) > max_bytes:
+        raise UnreadableFile(f"{path}: {size:,} bytes, over the limit of {max_bytes:,} bytes for {what}")
+    return data
+
+
+def read_head(path: str | os.PathLike, limit: int) -> bytes | None:
+    """The first ``limit`` bytes of ``path`` if it is a regular file, else ``None``; never raises (for detectors)."""
+    try:
+        with open_regular(path) as file:
+            return file.read(limit)
+    except (OSError, InputError):
+        return None
+
+
+def read_first_line(path: str | os.PathLike, max_bytes: int = MAX_LINE_BYTES) -> bytes | None:
+    """The first non-blank line of ``path`` (a regular file), read at most ``max_bytes`` long; ``None`` when
+    there is none, it is longer, or the file cannot be read. Never raises (for detectors).
+
+    A line over a detector's quick look (a gpassk line of n = 48 long generations is megabytes) is still
+    read whole, within the same bound as :func:`read_lines` reads it.
+    """
+    try:
+        with open_regular(path) as file:
+            while line := file.readline(max_bytes + 1):
+                if len(line) > max_bytes and not line.endswith(b"\n"):
+                    return None
+                if line.strip():
+                    return line
+    except (OSError, InputError):
+        return None
+    return None
+
+
+def read_raw_lines(path: str | os.PathLike, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[bytes]:
+    """The lines of the regular file ``path`` as bytes, each with its newline; each read at most
+    ``max_line_bytes + 1`` bytes long, so a 2 GB line is refused after that much, never held whole.
+
+    Raises:
+        UnreadableFile: not a regular file, cannot be read, or a line over ``max_line_bytes`` (naming the line).
+    """
+    with open_regular(path) as file:
+        readline, number = file.readline, 0
+        while line := readline(max_line_bytes + 1):
+            number += 1
+            if len(line) > max_line_bytes and not (len(line) == max_line_bytes + 1 and line.endswith(b"\n")):
+                raise UnreadableFile(
+                    f"{path} line {number}: over the limit of {max_line_bytes:,} bytes for one line; "
+                    "is this the right file?"
+                )
+            yield line
+
+
+def read_lines(path: str | os.PathLike, max_line_bytes: int = MAX_LINE_BYTES, encoding: str = "utf-8") -> Iterator[str]:
+    """The lines of the regular text file ``path`` (:func:`read_raw_lines`), decoded, each with its newline.
+
+    Raises:
+        UnreadableFile: not a regular file, cannot be read, a line over ``max_line_bytes``, or not ``encoding``
+            text (the message names the byte's offset in the file).
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "g.jsonl"
+    >>> _ = path.write_bytes(b'{"id": 1}\\n' + b"x" * 20 + b"\\n")
+    >>> list(read_lines(path, max_line_bytes=12))
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.files.UnreadableFile: ... line 2: over the limit of 12 bytes for one line; is this the right file?
+    """
+    offset = 0
+    for line in read_raw_lines(path, max_line_bytes):
+        try:
+            yield line.decode(encoding)
+        except UnicodeDecodeError as error:
+            raise UnreadableFile(
+                f"{path}: not {encoding.upper().removesuffix('-SIG')} text ({error.reason} at byte "
+                f"{offset + error.start})"
+            ) from None
+        offset += len(line)
+
+
+def find_files(folder: str | os.PathLike, *patterns: str) -> list[pathlib.Path]:
+    """The regular files of ``folder`` whose path inside it matches one of ``patterns``, sorted.
+
+    The one way the package scans a folder it was given. A pattern is a relative glob (``"*.json"``,
+    ``"reviews/*/*.jsonl"``, ``"**/*.parquet"``: ``**`` is any number of folders) matched part by part; ``*``
+    does not match a leading dot. A directory symlink is never entered (a link to a parent folder neither
+    loops nor counts a file twice) nor listed; a symlink to a file is listed, a dangling one is not. A match
+    that is not a regular file (a FIFO, a device, a socket) is listed as it is: opening it through
+    :func:`open_regular` refuses it in one line, so the caller says what it does with it (a reader refuses,
+    the leaderboard skips it with a notice), and nothing blocks.
+
+    >>> import pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> (root / "a").mkdir(); _ = (root / "a" / "x.json").write_text("{}")
+    >>> (root / "a" / "up").symlink_to(root)
+    >>> [path.relative_to(root).as_posix() for path in find_files(root, "**/*.json", "*/up/a/*.json")]
+    ['a/x.json']
+    """
+    split = [tuple(pattern.split("/")) for pattern in patterns]
+    deepest = max((len(parts) - 1 if "**" not in parts else sys.maxsize for parts in split), default=-1)
+    found: list[pathlib.Path] = []
+    level: list[tuple[str, ...]] = [()]
+    depth = 0
+    while level and depth <= deepest:
+        below: list[tuple[str, ...]] = []
+        for inside in level:
+            try:
+                entries = list(os.scandir(pathlib.Path(folder, *inside)))
+            except OSError:
+                continue
+            for entry in entries:
+                relative = (*inside, entry.name)
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        below.append(relative)
+                        continue
+                    if not any(_glob_match(relative, parts) for parts in split):
+                        continue
+                    if entry.is_dir() or not os.path.exists(entry.path):  # a symlink to a folder, or dangling
+                        continue
+                except OSError:  # gone
+                    continue
+                found.append(pathlib.Path(entry.path))
+        level, depth = below, depth + 1
+    return sorted(found)
+
+
+def _glob_match(names: tuple[str, ...], parts: tuple[str, ...]) -> bool:
+    """Whether a relative path's ``names`` match a glob's ``parts`` (``**``: zero or more folders)."""
+    if not parts:
+        return not names
+    if parts[0] == "**":
+        return any(_glob_match(names[skip:], parts[1:]) for skip in range(len(names)))
+    return (
+        bool(names)
+        and (parts[0].startswith(".") or not names[0].startswith("."))
+        and fnmatch.fnmatchcase(names[0], parts[0])
+        and _glob_match(names[1:], parts[1:])
+    )
+
+
+def check_unpacked(source: str | os.PathLike, size: int, max_bytes: int = MAX_UNPACKED_BYTES) -> None:
+    """Refuse, before unpacking, an archive or columnar file whose metadata says it unpacks to over ``max_bytes``.
+
+    >>> check_unpacked("log.eval", 3 * 1024**3)
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.files.UnreadableFile: log.eval: unpacks to 3,221,225,472 bytes, over the limit of 2,147,483,648 bytes for one input file; give a smaller one (one task's)
+    """
+    if size > max_bytes:
+        raise UnreadableFile(
+            f"{source}: unpacks to {size:,} bytes, over the limit of {max_bytes:,} bytes for one input file; "
+            "give a smaller one (one task's)"
+        )
+
+
+@contextlib.contextmanager
+def open_zip(path: str | os.PathLike, max_bytes: int | None = MAX_UNPACKED_BYTES) -> Iterator[zipfile.ZipFile]:
+    """The zip archive at ``path`` (a regular file), its members' total unpacked size checked (:func:`check_unpacked`).
+
+    Each member's size is what its central-directory entry says; a member is read at most that many bytes
+    (``zipfile`` stops there and checks the CRC; a reader unpacking a member itself must do the same), so the
+    sum bounds what the archive can cost. ``max_bytes=None`` skips the check: for a detector that reads only
+    the member names.
+
+    Raises:
+        UnreadableFile: not a regular file, not a zip, or too big unpacked.
+    """
+    import zipfile  # stdlib, only the readers of archives need it
+
+    with open_regular(path) as file:
+        try:
+            archive = zipfile.ZipFile(file)
+        except (OSError, zipfile.BadZipFile, ValueError, EOFError) as error:
+            raise UnreadableFile(f"{path}: not a readable zip archive ({clause(error)})") from None
+        with archive:
+            if max_bytes is not None:
+                check_unpacked(path, sum(info.file_size for info in archive.infolist()), max_bytes)
+            yield archive
+
+
+@contextlib.contextmanager
+def open_parquet(path: str | os.PathLike, columns: Iterable[str] | None = None) -> Iterator[ParquetFile]:
+    """The parquet file at ``path`` (a regular file), its total unpacked size checked before any page is read.
+
+    The size is the sum of the ``total_uncompressed_size`` of every column chunk of ``columns`` (all when
+    ``None``) in the footer: what reading them costs at the least, whatever the file's own size.
+
+    Raises:
+        UnreadableFile: not a regular file, not parquet, too big unpacked, or out of memory reading the footer
+            (never reported as "not readable").
+    """
+    import pyarrow
+    import pyarrow.parquet as parquet
+
+    with open_regular(path) as file:
+        try:
+            opened = parquet.ParquetFile(file)
+            metadata = opened.metadata
+        except (MemoryError, OSError, pyarrow.ArrowException) as error:
+            raise parquet_unreadable(path, error) from None
+        wanted = None if columns is None else set(columns)
+        check_unpacked(
+            path,
+            sum(
+                chunk.total_uncompressed_size
+                for group in range(metadata.num_row_groups)
+                for chunk in map(metadata.row_group(group).column, range(metadata.num_columns))
+                if wanted is None or chunk.path_in_schema.split(".")[0] in wanted
+            ),
+        )
+        yield opened
+
+
+def parquet_unreadable(source: str | os.PathLike, error: Exception) -> UnreadableFile:
+    """The one line for a parquet file the system cannot read, pyarrow cannot decode, or memory cannot hold."""
+    if isinstance(error, MemoryError):  # pyarrow's ArrowMemoryError is one too
+        return out_of_memory(source, error)
+    if isinstance(error, OSError) and error.errno is not None:
+        return UnreadableFile(f"{source}: cannot read ({error.strerror})")
+    reason = " ".join(str(error).split())[:200]
+    return UnreadableFile(f"{source}: not a readable parquet file ({reason})")
+
+
+def out_of_memory(source: str | os.PathLike, error: MemoryError) -> UnreadableFile:
+    """The one line for an allocation that failed while unpacking ``source`` (never "not readable")."""
+    reason = clause(error) or "MemoryError"
+    return UnreadableFile(
+        f"{source}: ran out of memory unpacking it ({reason}); give it more memory or a smaller file (one task's)"
+    )
 
 
 def json_depth(value, limit: int) -> int:
@@ -225,8 +569,45 @@ def json_depth(value, limit: int) -> int:
 _CONTAINERS = (dict, list)
 
 
-def load_json_text(text: str | bytes, *, source: str, max_bytes: int = MAX_JSON_BYTES, max_depth: int = MAX_JSON_DEPTH):
-    """Parse one JSON document within size and depth limits; every failure one line naming ``source``.
+def check_containers(text: str | bytes, source: str, max_containers: int = MAX_JSON_CONTAINERS) -> None:
+    """Refuse a JSON document of over ``max_containers`` arrays and objects, counted on its text before a parser
+    builds them: the ``[`` and ``{`` outside strings (counted anywhere first, an upper bound, cheap).
+
+    >>> check_containers('{"a": [1, {"b": "[[{[{\\\\"}], "c": {}}', "r.json", max_containers=4)
+    >>> check_containers('[{}, {}, {}, {}]', "r.json", max_containers=4)
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.files.UnreadableJSON: r.json: over 4 arrays and objects in one JSON document; is this the right file?
+    """
+    data = text.encode("utf-8", errors="surrogatepass") if isinstance(text, str) else text
+    if data.count(b"[") + data.count(b"{") > max_containers and _containers(data) > max_containers:
+        raise UnreadableJSON(
+            f"{source}: over {max_containers:,} arrays and objects in one JSON document; is this the right file?"
+        )
+
+
+def _containers(data: bytes, chunk: int = 1 << 24) -> int:
+    """The ``[`` and ``{`` of a JSON text outside its strings: escapes dropped, then a running parity of the
+    quotes marks what is inside a string (numpy, a chunk at a time: about a second for 256 MB)."""
+    data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    total, inside = 0, 0
+    for start in range(0, len(data), chunk):
+        part = np.frombuffer(data, dtype=np.uint8, count=min(chunk, len(data) - start), offset=start)
+        parity = np.bitwise_xor.accumulate((part == ord('"')).view(np.uint8)) ^ inside
+        total += int(np.count_nonzero(((part == ord("{")) | (part == ord("["))) & (parity == 0)))
+        inside = int(parity[-1])
+    return total
+
+
+def load_json_text(
+    text: str | bytes,
+    *,
+    source: str,
+    max_bytes: int = MAX_JSON_BYTES,
+    max_depth: int = MAX_JSON_DEPTH,
+    max_containers: int = MAX_JSON_CONTAINERS,
+):
+    """Parse one JSON document within size, depth and container limits; every failure one line naming ``source``.
 
     Args:
         text: the document (bytes must be UTF-8).
@@ -234,9 +615,11 @@ def load_json_text(text: str | bytes, *, source: str, max_bytes: int = MAX_JSON_
         max_bytes: refuse a larger document.
         max_depth: refuse arrays/objects nested deeper (:func:`json_depth` of the
             parsed value; the parser's own recursion guard stops far deeper ones).
+        max_containers: refuse a document of more arrays and objects (:func:`check_containers`), before the
+            parser builds them.
 
     Raises:
-        UnreadableJSON: not UTF-8, not JSON, too big, too deep, or an integer
+        UnreadableJSON: not UTF-8, not JSON, too big, too deep, too many containers, or an integer
             longer than Python's digit limit (``sys.get_int_max_str_digits()``).
 
     >>> load_json_text('{"a": [1, 2]}', source="r.json")
@@ -245,6 +628,10 @@ def load_json_text(text: str | bytes, *, source: str, max_bytes: int = MAX_JSON_
     Traceback (most recent call last):
     ...
     gpassk_opencompass.files.UnreadableJSON: r.json: JSON nested more than 100 levels deep; is this the right file?
+    >>> load_json_text("[" + "{}," * 10 + "{}]", source="r.json", max_containers=10)
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.files.UnreadableJSON: r.json: over 10 arrays and objects in one JSON document; is this the right file?
     >>> load_json_text('{"n": ' + "9" * 5000 + "}", source="gens.jsonl line 3")
     Traceback (most recent call last):
     ...
@@ -265,6 +652,7 @@ def load_json_text(text: str | bytes, *, source: str, max_bytes: int = MAX_JSON_
             text = text.decode("utf-8")
         except UnicodeDecodeError as error:
             raise UnreadableJSON(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    check_containers(text, source, max_containers)
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
@@ -286,23 +674,31 @@ def load_json_text(text: str | bytes, *, source: str, max_bytes: int = MAX_JSON_
     return value
 
 
-def read_json_file(path: str | os.PathLike, *, max_bytes: int = MAX_JSON_BYTES, max_depth: int = MAX_JSON_DEPTH):
-    """Read and parse a JSON file with :func:`load_json_text`; the size is checked before reading.
+def read_json_file(
+    path: str | os.PathLike,
+    *,
+    max_bytes: int = MAX_JSON_BYTES,
+    max_depth: int = MAX_JSON_DEPTH,
+    max_containers: int = MAX_JSON_CONTAINERS,
+):
+    """Read (:func:`read_bytes_bounded`) and parse (:func:`load_json_text`) a JSON file, every limit checked.
 
     Raises:
-        UnreadableJSON: cannot be read, or :func:`load_json_text` refuses it.
+        UnreadableJSON: not a regular file, cannot be read, or :func:`load_json_text` refuses it.
 
     >>> read_json_file("/nonexistent/manifest.json")
     Traceback (most recent call last):
     ...
     gpassk_opencompass.files.UnreadableJSON: /nonexistent/manifest.json: cannot read (No such file or directory)
+    >>> read_json_file("/dev/zero")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.files.UnreadableJSON: /dev/zero is a character device, not a regular file; give the file itself
     """
     try:
-        size = os.path.getsize(path)
-        if size > max_bytes:
-            raise UnreadableJSON(f"{path}: {size:,} bytes, over the limit of {max_bytes:,} bytes for one JSON document")
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError as error:
-        raise UnreadableJSON(f"{path}: cannot read ({error.strerror})") from None
-    return load_json_text(data, source=str(path), max_bytes=max_bytes, max_depth=max_depth)
+        data = read_bytes_bounded(path, max_bytes, "one JSON document")
+    except UnreadableFile as error:
+        raise UnreadableJSON(str(error)) from None
+    return load_json_text(
+        data, source=str(path), max_bytes=max_bytes, max_depth=max_depth, max_containers=max_containers
+    )

@@ -182,7 +182,7 @@ def test_an_unfinished_run_is_refused_with_its_error_and_the_retry_command():
 def test_not_a_zip_or_a_zip_without_inspect_members(tmp_path):
     not_zip = tmp_path / "log.eval"
     not_zip.write_text("not a zip at all")
-    one_line_error(not_zip, "not a readable .eval zip")
+    one_line_error(not_zip, "not a readable zip archive")
     members = {name: data for name, data in eval_members(DEFLATE_LOG).items() if name.startswith("samples/")}
     one_line_error(write_zip(tmp_path / "bare.eval", members), "header.json")
 

@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.scoring.readers import lm_eval
+from gpassk_opencompass.scoring.readers import lm_eval, sniff
 
 OUTPUT = pathlib.Path(__file__).parent / "data" / "lm-eval"
 SAMPLES = next((OUTPUT / "fake-math").glob("samples_*.jsonl"))
@@ -78,14 +78,14 @@ def test_detect(tmp_path):
         assert lm_eval.detect(path) is False, path
 
 
-def test_a_first_line_over_the_detect_budget_is_decided_by_its_name_and_opening(tmp_path):
+def test_a_first_line_over_the_sniff_is_read_whole_to_decide(tmp_path):
     line = lines()[0]
-    line["doc"]["question"] = "x" * lm_eval.DETECT_BYTES
+    line["doc"]["question"] = "x" * sniff.SNIFF_BYTES
     big = tmp_path / SAMPLES.name
     big.write_text(json.dumps(line) + "\n")
     renamed = tmp_path / "big.jsonl"
     renamed.write_text(json.dumps(line) + "\n")
-    assert lm_eval.detect(big) and not lm_eval.detect(renamed)
+    assert lm_eval.detect(big) and lm_eval.detect(renamed)
     assert next(lm_eval.read(big))["question"] == line["doc"]["question"]
 
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import UnreadableJSON, read_json_file
+from gpassk_opencompass.files import UnreadableFile, UnreadableJSON, find_files, open_regular, read_json_file
 from gpassk_opencompass.redaction import redact
 from gpassk_opencompass.scoring.results import MAX_RESULTS_BYTES, read_results
 
@@ -187,7 +187,7 @@ def result_path(run_dir: Path, run: GridRun) -> Path:
 
 def launch_logs(run_dir: Path) -> list[Path]:
     """The launch logs ``gpassk grid run`` kept in a run folder, oldest first."""
-    return sorted(run_dir.glob(f"{LAUNCH_LOG_PREFIX}*.log"))
+    return find_files(run_dir, f"{LAUNCH_LOG_PREFIX}*.log")
 
 
 def _infer_logs(run_dir: Path, run: GridRun) -> list[Path]:
@@ -230,11 +230,14 @@ def last_error_line(log: Path | None, limit: int = 200) -> str:
     >>> last_error_line(log)
     'FileNotFoundError: data/aime.jsonl'
     """
-    if log is None or not log.is_file():
+    if log is None:
         return ""
-    with open(log, "rb") as file:
-        file.seek(max(0, log.stat().st_size - _TAIL_BYTES))
-        tail = file.read().decode("utf-8", errors="replace")
+    try:
+        with open_regular(log) as file:
+            file.seek(max(0, os.fstat(file.fileno()).st_size - _TAIL_BYTES))
+            tail = file.read(_TAIL_BYTES).decode("utf-8", errors="replace")
+    except (OSError, UnreadableFile):  # gone, or not a regular file: nothing to show
+        return ""
     lines = [line.strip() for line in tail.splitlines() if _ERROR_LINE.search(line)]
     if not lines:
         return ""

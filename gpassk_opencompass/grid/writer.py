@@ -35,7 +35,7 @@ from mmengine.config import Config
 from gpassk_opencompass import __version__
 from gpassk_opencompass.catalog import get_benchmark
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import read_json_file, write_text_atomic
+from gpassk_opencompass.files import open_regular, read_json_file, write_text_atomic
 from gpassk_opencompass.grid.python_source import ImportPath, python_source
 from gpassk_opencompass.grid.spec import (
     SERVERS,
@@ -257,8 +257,8 @@ def _why_kept(directory: Path, name: object) -> str | None:
         return "not a regular file"
     if not path.exists():
         return None
-    with path.open(encoding="utf-8", errors="replace") as file:
-        if not file.readline().startswith(GENERATED):
+    with open_regular(path) as file:
+        if not file.readline(len(GENERATED.encode()) + 1).decode("utf-8", errors="replace").startswith(GENERATED):
             return "not written by this generator (its first line is not the generator's)"
     return None
 

@@ -41,7 +41,7 @@ import pathlib
 from dataclasses import dataclass
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import UnreadableJSON, load_json_text
+from gpassk_opencompass.files import UnreadableJSON, load_json_text, open_regular, read_raw_lines
 from gpassk_opencompass.judges.types import text_bytes, valid_unicode
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact_data
@@ -133,9 +133,7 @@ class VerdictCache:
         self.close()
 
     def _load(self) -> None:
-        with open(self.path, "rb") as file:
-            data = file.read()
-        for line in data.split(b"\n"):
+        for line in read_raw_lines(self.path):
             if not line.strip():
                 continue
             entry = _parse_line(line)
@@ -197,15 +195,10 @@ def check_cache_file(path: str | os.PathLike) -> None:
     gpassk_opencompass.errors.InputError: .../results.json is not a verdict cache (its first line is not a verdict); appending verdicts would corrupt it
     >>> check_cache_file(results.with_name("new.jsonl"))  # missing: created on open
     """
-    try:
-        with open(path, "rb") as file:
-            first = file.readline(FIRST_LINE_LIMIT)
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return
-    except IsADirectoryError:
-        raise InputError(f"{path} is a folder, not a verdict cache file") from None
-    except OSError as error:
-        raise InputError(f"{path}: cannot read ({error.strerror})") from None
+    with open_regular(path) as file:
+        first = file.readline(FIRST_LINE_LIMIT)
     if first and _parse_line(first) is None:
         raise InputError(
             f"{path} is not a verdict cache (its first line is not a verdict); appending verdicts would corrupt it"

@@ -41,7 +41,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from gpassk_opencompass.errors import InputError, clause
-from gpassk_opencompass.files import UnreadableJSON, read_json_file
+from gpassk_opencompass.files import UnreadableFile, UnreadableJSON, find_files, open_regular, read_json_file
 from gpassk_opencompass.leaderboard.identify import UnidentifiedRun, identify_run
 from gpassk_opencompass.leaderboard.records import Collection, MissingRun, Notice, RunResult
 from gpassk_opencompass.plugin.runs import (
@@ -113,7 +113,7 @@ def collect_runs(paths: Sequence[Path | str], manifests: Sequence[Path | str] = 
     missing = tuple(_missing_run(entry, origins[key]) for key, entry in manifest_index.items() if key not in seen)
     inputs = [*given, *found.values()]
     for run_dir in run_dirs.values():
-        inputs += [*_results_files(run_dir), *saved_config_paths(run_dir), *sorted(run_dir.glob(LAUNCH_LOG_GLOB))]
+        inputs += [*_results_files(run_dir), *saved_config_paths(run_dir), *find_files(run_dir, LAUNCH_LOG_GLOB)]
     return Collection(runs=tuple(runs), notices=tuple(notices), manifests=used, missing=missing, inputs=tuple(inputs))
 
 
@@ -139,7 +139,7 @@ def launched_from_manifests(run_dirs: Iterable[Path], notices: list[Notice]) -> 
     manifests: dict[Path, Path] = {}
     absent: set[Path] = set()
     for run_dir in run_dirs:
-        for log in sorted(Path(run_dir).glob(LAUNCH_LOG_GLOB)):
+        for log in find_files(run_dir, LAUNCH_LOG_GLOB):
             config = launch_log_config(log)
             if config is None:
                 continue
@@ -169,9 +169,9 @@ def launch_log_config(log: Path) -> Path | None:
     PosixPath('my configs/m@d.py')
     """
     try:
-        with open(log, encoding="utf-8", errors="replace") as file:
-            first = file.readline(4096)
-    except OSError:
+        with open_regular(log) as file:
+            first = file.readline(4096).decode("utf-8", errors="replace")
+    except (OSError, UnreadableFile):
         return None
     if not first.startswith("# "):
         return None
@@ -315,9 +315,7 @@ def _read_run_dir(run_dir: Path, manifests: ManifestIndex, notices: list[Notice]
 
 def _results_files(run_dir: Path) -> Iterator[Path]:
     """``results/<model_abbr>/<dataset_abbr>.json``; deeper files (evaluator caches) are not results."""
-    for model_dir in sorted((run_dir / "results").iterdir()):
-        if model_dir.is_dir():
-            yield from sorted(path for path in model_dir.glob("*.json") if path.is_file())
+    yield from find_files(run_dir / "results", "*/*.json")
 
 
 def _saved_configs(run_dir: Path, notices: list[Notice]) -> list[Mapping]:

@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import load_json_text
+from gpassk_opencompass.files import MAX_JSON_BYTES, UnreadableFile, load_json_text, read_bytes_bounded
 from gpassk_opencompass.leaderboard.records import Comparison, Leaderboard, Notice
 
 DEFAULT_TOLERANCE = 1.0
@@ -72,17 +72,13 @@ def load_published(path: Path | str | None = None) -> PublishedLeaderboard:
         InputError: the file is unreadable or not in that shape.
     """
     if path is None:
-        text = (
-            resources.files("gpassk_opencompass")
-            .joinpath("data/published_leaderboard.json")
-            .read_text(encoding="utf-8")
-        )
+        text = resources.files("gpassk_opencompass").joinpath("data/published_leaderboard.json").read_bytes()
         where = "the shipped published_leaderboard.json"
     else:
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as error:
-            raise InputError(f"cannot read published figures {str(path)!r}: {error}") from error
+            text = read_bytes_bounded(path, MAX_JSON_BYTES, "one JSON document")
+        except UnreadableFile as error:
+            raise InputError(f"cannot read published figures {str(path)!r}: {error}") from None
         where = repr(str(path))
     data = load_json_text(text, source=f"published figures {where}")
     wrapped = isinstance(data, Mapping) and "leaderboard" in data

@@ -51,7 +51,9 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.files import read_bytes_bounded
 from gpassk_opencompass.log import logger
+from gpassk_opencompass.plugin.runs import MAX_CONFIG_BYTES
 
 #: Model class name fragments -> (label, packages, GPU needed whatever num_gpus says).
 BACKEND_NEEDS = (
@@ -252,8 +254,11 @@ def datasets_from_source(source: str) -> tuple[tuple[str, dict[str, Any]], ...]:
 
 
 def _read(config: str | os.PathLike, reader: Callable[[str], Any]) -> Any:
+    data = read_bytes_bounded(config, MAX_CONFIG_BYTES, "a config")
     try:
-        return reader(Path(config).read_text(encoding="utf-8"))
+        return reader(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise InputError(f"config {config}: not UTF-8 text ({error.reason} at byte {error.start})") from None
     except SyntaxError as error:
         raise InputError(f"config {config} line {error.lineno}: {error.msg}") from None
 

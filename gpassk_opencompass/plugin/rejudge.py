@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     from gpassk_opencompass.scoring.results import ResultsFile
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import check_not_inside, write_bytes_atomic
+from gpassk_opencompass.files import check_not_inside, read_bytes_bounded, write_bytes_atomic
 from gpassk_opencompass.plugin.runs import (
+    MAX_CONFIG_BYTES,
     load_saved_config,
     prediction_parts,
     saved_config_paths,
@@ -201,7 +202,10 @@ def rejudge(
     for target, dataset_cfg, asked in prepared:
         configs = output_dir / "configs"
         configs.mkdir(parents=True, exist_ok=True)
-        write_bytes_atomic(configs / target.config_path.name, target.config_path.read_bytes())
+        write_bytes_atomic(
+            configs / target.config_path.name,
+            read_bytes_bounded(target.config_path, MAX_CONFIG_BYTES, "a dumped OpenCompass config"),
+        )
         result = output_dir / "results" / target.model_abbr / f"{target.dataset_abbr}.json"
         reason = _why_judge_again(result, asked, dataset_cfg.get("k", 1)) if result.is_file() else None
         if reason is not None:  # OpenCompass skips a dataset whose results file exists

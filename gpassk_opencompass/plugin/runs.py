@@ -23,14 +23,16 @@ from pathlib import Path
 from typing import TypeGuard
 
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.files import UnreadableFile, find_files, read_bytes_bounded
 from gpassk_opencompass.redaction import redact
 from gpassk_opencompass.scoring.readers.opencompass import prediction_parts as prediction_parts  # rejudge reads it here
 
 
 def saved_config_paths(run_dir: Path) -> list[Path]:
-    """The run's dumped configs, newest first (a ``-r`` relaunch adds one)."""
+    """The run's dumped configs (regular files, :func:`~gpassk_opencompass.files.find_files`), newest first (a
+    ``-r`` relaunch adds one)."""
     return sorted(
-        (Path(run_dir) / "configs").glob("*.py"), key=lambda path: (path.stat().st_mtime, path.name), reverse=True
+        find_files(Path(run_dir) / "configs", "*.py"), key=lambda path: (path.stat().st_mtime, path.name), reverse=True
     )
 
 
@@ -65,18 +67,9 @@ def load_saved_config(path: Path | str) -> dict:
     """
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_CONFIG_BYTES:
-            raise UnreadableConfig(
-                f"saved config {path} not read: {size} bytes, more than the "
-                f"{MAX_CONFIG_BYTES} a dumped OpenCompass config can plausibly have"
-            )
-        with path.open("rb") as file:
-            data = file.read(MAX_CONFIG_BYTES + 1)
-    except OSError as error:
-        raise UnreadableConfig(f"saved config {path} not read: {error.strerror or error}") from None
-    if len(data) > MAX_CONFIG_BYTES:  # grew between stat and read
-        raise UnreadableConfig(f"saved config {path} not read: more than {MAX_CONFIG_BYTES} bytes")
+        data = read_bytes_bounded(path, MAX_CONFIG_BYTES, "a dumped OpenCompass config")
+    except UnreadableFile as error:
+        raise UnreadableConfig(f"saved config {path} not read: {str(error).removeprefix(f'{path}: ')}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -44,7 +44,6 @@ import hashlib
 import json
 import math
 import operator
-import os
 import types
 import typing
 import unicodedata
@@ -53,7 +52,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from json.encoder import encode_basestring  # json.dumps' own string encoder
-from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
@@ -63,6 +61,13 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from gpassk_opencompass.checks import is_int
 from gpassk_opencompass.contracts import Contract, input_error
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.files import (
+    UnreadableFile,
+    UnreadableJSON,
+    check_containers,
+    load_json_text,
+    read_bytes_bounded,
+)
 from gpassk_opencompass.judges import Judge, JudgeReport
 from gpassk_opencompass.judges.types import Verdict, text_bytes
 from gpassk_opencompass.log import logger
@@ -956,23 +961,19 @@ def load_results(path) -> ResultsFile:
     (pydantic-core); anything else is parsed with the JSON limits of
     :mod:`~gpassk_opencompass.files` and explained by :func:`read_results`.
     """
-    from gpassk_opencompass.files import load_json_text, read_json_file
-
     try:
-        size = os.path.getsize(path)
-        data = Path(path).read_bytes() if size <= MAX_RESULTS_BYTES else None
-    except OSError:
-        data = None
-    if data is not None:
-        try:
-            record = ResultsFile.model_validate_json(data)
-        except ValidationError:
-            pass
-        else:
-            if record.schema_version <= SCHEMA_VERSION:
-                return _checked(record, str(path))
-        return read_results(load_json_text(data, source=str(path), max_bytes=MAX_RESULTS_BYTES), str(path))
-    return read_results(read_json_file(path, max_bytes=MAX_RESULTS_BYTES), str(path))
+        data = read_bytes_bounded(path, MAX_RESULTS_BYTES, "one JSON document")
+    except UnreadableFile as error:
+        raise UnreadableJSON(str(error)) from None
+    check_containers(data, str(path))  # what either parser builds, bounded before it builds it
+    try:
+        record = ResultsFile.model_validate_json(data)
+    except ValidationError:
+        pass
+    else:
+        if record.schema_version <= SCHEMA_VERSION:
+            return _checked(record, str(path))
+    return read_results(load_json_text(data, source=str(path), max_bytes=MAX_RESULTS_BYTES), str(path))
 
 
 def _checked(record: ResultsFile, source: str) -> ResultsFile:

@@ -21,7 +21,6 @@ gpassk_opencompass.errors.InputError: f record 0: 'answer' should be a number or
 
 from __future__ import annotations
 
-import glob
 import os
 from collections.abc import Iterator, Mapping
 
@@ -31,6 +30,7 @@ from opencompass.datasets.base import BaseDataset
 from gpassk_opencompass.catalog import Benchmark
 from gpassk_opencompass.checks import is_number
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.files import find_files, open_parquet, parquet_unreadable
 from gpassk_opencompass.plugin.data_check import (
     ERROR,
     BenchmarkCheck,
@@ -82,7 +82,8 @@ def competition_row(record: dict, key: str, benchmark: str, where: str) -> dict:
 
 
 def data_files(where: str, files: str | None) -> list[str]:
-    """The files to read: ``where`` itself, or the ``files`` glob inside a folder ``where`` (sorted).
+    """The files to read: ``where`` itself, or the ``files`` glob inside a folder ``where`` (sorted; regular files
+    only, and no directory symlink followed: :func:`~gpassk_opencompass.files.find_files`).
 
     Raises:
         FileNotFoundError: no file of the folder matches ``files``.
@@ -90,11 +91,7 @@ def data_files(where: str, files: str | None) -> list[str]:
     if not os.path.isdir(where):
         return [where]
     pattern = files or "**/*"
-    found = sorted(
-        path
-        for path in glob.glob(os.path.join(where, pattern), recursive=True)
-        if path.endswith(SUFFIXES) and os.path.isfile(path)
-    )
+    found = sorted(str(path) for path in find_files(where, pattern) if path.name.endswith(SUFFIXES))
     if not found:
         raise FileNotFoundError(f"no .parquet or .jsonl file matching {pattern!r} in {where}")
     return found
@@ -103,9 +100,13 @@ def data_files(where: str, files: str | None) -> list[str]:
 def read_table(path: str) -> Iterator[tuple[str, dict]]:
     """(position, record) pairs of a Parquet or JSONL file."""
     if path.endswith(".parquet"):
-        import pyarrow.parquet as parquet
+        import pyarrow
 
-        rows = parquet.read_table(path).to_pylist()
+        with open_parquet(path) as file:  # its unpacked size checked from its footer first
+            try:
+                rows = file.read().to_pylist()
+            except (MemoryError, OSError, pyarrow.ArrowException) as error:
+                raise parquet_unreadable(path, error) from None
     else:
         rows = list(read_jsonl(path))
     return ((str(index), record) for index, record in enumerate(rows))

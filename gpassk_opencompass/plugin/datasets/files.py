@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from gpassk_opencompass.checks import question_range
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import load_json_text
+from gpassk_opencompass.files import load_json_text, read_lines
 from gpassk_opencompass.plugin.data_paths import DataLocation, locate_dataset
 
 
@@ -51,16 +51,16 @@ def read_jsonl(path: str) -> Iterator[dict]:
     """Yield the JSON objects of a JSONL file, skipping blank lines.
 
     Raises:
-        InputError: a line is not a JSON object; the message names file and line.
+        InputError: not a regular file, a line too long (:func:`~gpassk_opencompass.files.read_lines`) or not a
+            JSON object; the message names file and line.
     """
-    with open(path, encoding="utf-8-sig") as file:
-        for number, line in enumerate(file, start=1):
-            if not line.strip():
-                continue
-            record = load_json_text(line, source=f"{path}:{number}")
-            if not isinstance(record, dict):
-                raise InputError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
-            yield record
+    for number, line in enumerate(read_lines(path, encoding="utf-8-sig"), start=1):
+        if not line.strip():
+            continue
+        record = load_json_text(line, source=f"{path}:{number}")
+        if not isinstance(record, dict):
+            raise InputError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
+        yield record
 
 
 def require_fields(record: dict, fields: tuple[str, ...], where: str) -> None:

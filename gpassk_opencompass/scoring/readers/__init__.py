@@ -27,6 +27,7 @@ from types import ModuleType
 
 from gpassk_opencompass.checks import unknown
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.files import check_regular
 
 #: The reader modules, in detection order (the first whose ``detect`` says yes reads the file).
 _MODULES = (
@@ -69,11 +70,14 @@ def detect_format(path: str | os.PathLike) -> str:
     """The format of ``path``: the first reader whose ``detect`` says yes.
 
     Raises:
-        InputError: ``path`` does not exist, or no reader knows it (the message lists every format and the fix).
+        InputError: ``path`` does not exist, is neither a folder nor a regular file (a device, a FIFO: refused
+            before any detector reads it), or no reader knows it (the message lists every format and the fix).
     """
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file or folder")
+    if not path.is_dir():
+        check_regular(path)
     for module in READERS:
         if module.detect(path):
             return module.NAME

@@ -27,7 +27,7 @@ import pathlib
 from collections.abc import Iterator
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import load_json_text
+from gpassk_opencompass.files import find_files, load_json_text, read_lines
 from gpassk_opencompass.scoring.readers._complete import check_complete
 from gpassk_opencompass.scoring.readers._folder import gold_answer
 from gpassk_opencompass.scoring.readers.inspect import content_text
@@ -69,7 +69,7 @@ def _reviews_in(folder: pathlib.Path) -> list[pathlib.Path]:
         patterns = ("*/*.jsonl",)
     else:
         patterns = _RUN_GLOBS
-    return sorted({file for pattern in patterns for file in folder.glob(pattern) if file.is_file()})
+    return find_files(folder, *patterns)
 
 
 def review_file(path: pathlib.Path) -> pathlib.Path:
@@ -105,15 +105,9 @@ def read(path: pathlib.Path) -> Iterator[dict]:
     """
     source = review_file(path)
     questions: dict[int, dict] = {}
-    try:
-        with open(source, encoding="utf-8") as file:
-            for number, line in enumerate(file, start=1):
-                if line.strip():
-                    _add(questions, line, f"{source} line {number}")
-    except OSError as error:
-        raise InputError(f"{source}: cannot read ({error.strerror})") from None
-    except UnicodeDecodeError as error:
-        raise InputError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    for number, line in enumerate(read_lines(source), start=1):
+        if line.strip():
+            _add(questions, line, f"{source} line {number}")
     if not questions:
         raise InputError(f"{source}: no review lines (the file is empty); give the review file evalscope eval wrote")
     check_complete(

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.files import read_lines
 from gpassk_opencompass.scoring.readers.sniff import first_record
 
 NAME = "gpassk"
@@ -30,10 +31,4 @@ def read(path: Path) -> Iterator[str]:
             f"{path} is a folder; the gpassk format is one generations JSONL file (give the file, or another "
             f"--format; a finished OpenCompass run is judged again with: gpassk rejudge {path})"
         )
-    try:
-        with open(path, encoding="utf-8") as file:
-            yield from file
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    yield from read_lines(path)

@@ -13,8 +13,10 @@
   partial, 0.5, a dict of values) -> None. With several scorers, the first one of each sample.
 
 Members of a ``.eval`` are read one question at a time, never extracted to disk, each at most
-:data:`MAX_MEMBER_BYTES` unpacked; zstd members (recent inspect_ai) need Python 3.14+ or the ``zstandard`` package
-that inspect_ai installs. A ``.json`` log is read whole, with the package's JSON limits.
+:data:`MAX_MEMBER_BYTES` and its declared size unpacked, all of them at most
+:data:`~gpassk_opencompass.files.MAX_UNPACKED_BYTES` (:func:`~gpassk_opencompass.files.open_zip`, checked before
+any is read); zstd members (recent inspect_ai) need Python 3.14+ or the ``zstandard`` package that inspect_ai
+installs. A ``.json`` log is read whole, with the package's JSON limits.
 
 >>> verdict("C"), verdict("I"), verdict(1.0), verdict(False), verdict("P"), verdict(0.5)
 (True, False, True, False, None, None)
@@ -31,7 +33,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 
 from gpassk_opencompass.errors import InputError, clause
-from gpassk_opencompass.files import load_json_text, read_json_file
+from gpassk_opencompass.files import load_json_text, open_regular, open_zip, read_head, read_json_file
 from gpassk_opencompass.scoring.readers._complete import check_complete
 
 NAME = "inspect"
@@ -53,21 +55,14 @@ _FALSE = {"I", "INCORRECT", "N", "NO", "FALSE"}
 def detect(path: pathlib.Path) -> bool:
     """Whether ``path`` is an inspect_ai log: a ``.eval`` zip with inspect's members, or a ``.json`` log."""
     try:
-        if not path.is_file():
-            return False
         if path.suffix == ".eval":
-            if not zipfile.is_zipfile(path):
-                return False
-            with zipfile.ZipFile(path) as archive:
+            with open_zip(path, max_bytes=None) as archive:  # the names only: read() checks the sizes
                 names = set(archive.namelist())
             return any(name in names for name in _HEADER_MEMBERS)
-        if path.suffix == ".json":
-            with open(path, "rb") as file:
-                head = file.read(_DETECT_BYTES)
-            return bool(_JSON_HEAD.match(head)) and b'"eval"' in head and b'"task"' in head
-    except (OSError, zipfile.BadZipFile):
+    except InputError:  # not a regular file, not a zip
         return False
-    return False
+    head = read_head(path, _DETECT_BYTES) if path.suffix == ".json" else None
+    return head is not None and bool(_JSON_HEAD.match(head)) and b'"eval"' in head and b'"task"' in head
 
 
 def read(path: pathlib.Path) -> Iterator[dict]:
@@ -79,7 +74,7 @@ def read(path: pathlib.Path) -> Iterator[dict]:
     """
     if path.is_dir():
         raise InputError(f"{path}: a folder; give one inspect_ai log file (.eval or .json) from it")
-    if path.suffix == ".eval" or zipfile.is_zipfile(path):
+    if path.suffix == ".eval" or (read_head(path, 4) or b"").startswith(b"PK\x03\x04"):
         return _read_eval(path)
     return _read_json(path)
 
@@ -118,13 +113,7 @@ def _read_json(path: pathlib.Path) -> Iterator[dict]:
 
 
 def _read_eval(path: pathlib.Path) -> Iterator[dict]:
-    try:
-        archive = zipfile.ZipFile(path)
-    except (OSError, zipfile.BadZipFile) as error:
-        raise InputError(
-            f"{path}: not a readable .eval zip ({clause(error)}); give the log inspect eval wrote"
-        ) from None
-    with archive:
+    with open_zip(path) as archive:
         names = list(dict.fromkeys(archive.namelist()))  # a member appended again: the last copy wins
         if not any(name in names for name in _HEADER_MEMBERS):
             raise InputError(
@@ -229,23 +218,31 @@ def _read_zstd(path: pathlib.Path, info: zipfile.ZipInfo, source: str) -> bytes:
             f"reads only with the zstandard package: `pip install zstandard`, or convert the log with "
             f"`inspect log convert {path} --to json --output-dir DIR` and give the .json"
         ) from None
-    with open(path, "rb") as file:
+    with open_regular(path) as file:
         file.seek(info.header_offset)
         signature, *_, name_length, extra_length = struct.unpack("<IHHHHHIIIHH", file.read(30))
         if signature != _LOCAL_HEADER:
             raise zipfile.BadZipFile(f"no local file header at offset {info.header_offset}")
         file.seek(name_length + extra_length, 1)
         compressed = file.read(info.compress_size)
+    try:
+        declared = zstandard.frame_content_size(compressed)  # -1: the frame does not say
+    except zstandard.ZstdError as error:
+        raise zipfile.BadZipFile(f"zstd: {error}") from None
+    if declared > info.file_size:
+        raise zipfile.BadZipFile(f"a zstd frame of {declared:,} bytes in a member of {info.file_size:,}")
     stream = zstandard.ZstdDecompressor().stream_reader(compressed, read_across_frames=True)
     chunks, size = [], 0
-    try:
-        while size <= MAX_MEMBER_BYTES and (chunk := stream.read(1 << 20)):
+    try:  # a stream bound too: at most the member's declared size, as zipfile reads its own methods
+        while size <= info.file_size and (chunk := stream.read(min(1 << 20, info.file_size + 1 - size))):
             chunks.append(chunk)
             size += len(chunk)
     except zstandard.ZstdError as error:
         raise zipfile.BadZipFile(f"zstd: {error}") from None
+    if size > info.file_size:
+        raise zipfile.BadZipFile(f"unpacks to more than the {info.file_size:,} bytes its header says")
     data = b"".join(chunks)
-    if size <= MAX_MEMBER_BYTES and zlib.crc32(data) != info.CRC:
+    if zlib.crc32(data) != info.CRC:
         raise zipfile.BadZipFile("CRC-32 mismatch")
     return data
 

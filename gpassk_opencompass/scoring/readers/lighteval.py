@@ -16,8 +16,9 @@ question (``doc``) with three struct columns, ``doc`` (its ``Doc``: ``query``, `
   verdicts, not which ones), so score with our judges and compare counts with ``avg@n``.
 
 A folder is searched for ``details_*.parquet`` down to ``details/<org>/<model>/<time>/``; it must hold
-exactly one. The file is read in row batches of the three columns only, at most :data:`MAX_ROWS` rows and
-:data:`MAX_BYTES` bytes.
+exactly one. The file is read in row batches of the two columns it needs, at most :data:`MAX_ROWS` rows, and
+only when its footer says they unpack to at most :data:`~gpassk_opencompass.files.MAX_UNPACKED_BYTES`
+(:func:`~gpassk_opencompass.files.open_parquet`).
 
 >>> import pathlib, tempfile
 >>> import pyarrow as pa, pyarrow.parquet as pq
@@ -37,6 +38,7 @@ import pathlib
 from collections.abc import Iterator
 
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.files import find_files, open_parquet, parquet_unreadable
 from gpassk_opencompass.scoring.readers._folder import only_file
 
 NAME = "lighteval"
@@ -48,9 +50,8 @@ DETAILS_GLOB = "details_*.parquet"
 _DEPTHS = ("", "*/", "*/*/", "*/*/*/", "*/*/*/*/")
 #: The columns read (lighteval 0.10+).
 COLUMNS = ("doc", "model_response", "metric")
-#: The most rows (questions) and bytes a details file may have.
+#: The most rows (questions) a details file may have.
 MAX_ROWS = 1_000_000
-MAX_BYTES = 2 * 1024**3
 _BATCH = 256
 
 
@@ -65,18 +66,16 @@ def detect(path: pathlib.Path) -> bool:
 
 
 def _looks_like_details(path: pathlib.Path) -> bool:
-    import pyarrow
-    import pyarrow.parquet as parquet
-
     try:
-        names = parquet.read_schema(path).names
-    except (OSError, pyarrow.ArrowException):  # anything that is not parquet
+        with open_parquet(path, columns=()) as file:  # the footer only
+            names = file.schema_arrow.names
+    except InputError:  # anything that is not a regular parquet file
         return False
     return all(name in names for name in COLUMNS)
 
 
 def _details_in(folder: pathlib.Path) -> list[pathlib.Path]:
-    return sorted(file for depth in _DEPTHS for file in folder.glob(f"{depth}{DETAILS_GLOB}"))
+    return find_files(folder, *(f"{depth}{DETAILS_GLOB}" for depth in _DEPTHS))
 
 
 def details_file(path: pathlib.Path) -> pathlib.Path:
@@ -101,20 +100,9 @@ def read(path: pathlib.Path) -> Iterator[dict]:
             message names the file, the row, the field and the fix).
     """
     import pyarrow
-    import pyarrow.parquet as parquet
 
     source = details_file(path)
-    try:
-        size = source.stat().st_size
-    except OSError as error:
-        raise InputError(f"{source}: cannot read ({error.strerror})") from None
-    if size > MAX_BYTES:
-        raise InputError(f"{source}: {size} bytes, over the {MAX_BYTES}-byte limit of a details file; give one task's")
-    try:
-        file = parquet.ParquetFile(source)
-    except (OSError, pyarrow.ArrowException) as error:
-        raise _unreadable(source, error) from None
-    with file:
+    with open_parquet(source, columns=COLUMNS[:2]) as file:
         missing = [name for name in COLUMNS if name not in file.schema_arrow.names]
         if missing:
             raise InputError(
@@ -132,16 +120,8 @@ def read(path: pathlib.Path) -> Iterator[dict]:
                 for row in batch.to_pylist():
                     yield _record(row, position, f"{source} row {position}")
                     position += 1
-        except (OSError, pyarrow.ArrowException) as error:
-            raise _unreadable(source, error) from None
-
-
-def _unreadable(source: pathlib.Path, error: Exception) -> InputError:
-    """The one line for a file the system cannot read, or that pyarrow cannot decode as parquet."""
-    if isinstance(error, OSError) and error.errno is not None:
-        return InputError(f"{source}: cannot read ({error.strerror})")
-    reason = " ".join(str(error).split())[:200]
-    return InputError(f"{source}: not a readable parquet file ({reason}); give the details_*.parquet lighteval wrote")
+        except (MemoryError, OSError, pyarrow.ArrowException) as error:
+            raise parquet_unreadable(source, error) from None
 
 
 def _record(row: dict, position: int, where: str) -> dict:

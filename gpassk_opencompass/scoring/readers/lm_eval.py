@@ -43,8 +43,9 @@ import pathlib
 from collections.abc import Iterator
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import UnreadableJSON, load_json_text
+from gpassk_opencompass.files import UnreadableJSON, find_files, load_json_text, read_lines
 from gpassk_opencompass.scoring.readers._folder import gold_answer, only_file
+from gpassk_opencompass.scoring.readers.sniff import first_record
 
 NAME = "lm-eval"
 DESCRIPTION = (
@@ -58,12 +59,10 @@ SAMPLES_GLOB = "samples_*.jsonl"
 REQUIRED = ("doc_id", "target", "resps", "filtered_resps", "filter")
 #: Where a ``doc`` usually keeps the question text, in order of preference.
 QUESTION_FIELDS = ("question", "problem", "Question", "Problem", "input", "query")
-#: The most bytes :func:`detect` reads.
-DETECT_BYTES = 1 << 20
 
 
 def detect(path: pathlib.Path) -> bool:
-    """Whether ``path`` is an lm-eval samples file, or a folder holding one (from its first line, at most 1 MB)."""
+    """Whether ``path`` is an lm-eval samples file, or a folder holding one (from its first line)."""
     try:
         if path.is_dir():
             return any(_looks_like_samples(file) for file in _samples_in(path))
@@ -73,20 +72,12 @@ def detect(path: pathlib.Path) -> bool:
 
 
 def _looks_like_samples(path: pathlib.Path) -> bool:
-    with open(path, "rb") as file:
-        head = file.read(DETECT_BYTES)
-    line, newline, _ = head.partition(b"\n")
-    if not newline and len(head) == DETECT_BYTES:  # a first line over 1 MB: lm-eval writes doc_id first
-        return path.name.startswith("samples_") and head.startswith(b'{"doc_id": ')
-    try:
-        first = load_json_text(line, source=str(path))
-    except UnreadableJSON:  # not JSON, too deep, an integer over the digit limit: not a samples file's first line
-        return False
+    first = first_record(path, (".jsonl",))
     return isinstance(first, dict) and all(name in first for name in REQUIRED)
 
 
 def _samples_in(folder: pathlib.Path) -> list[pathlib.Path]:
-    return sorted([*folder.glob(SAMPLES_GLOB), *folder.glob(f"*/{SAMPLES_GLOB}")])
+    return find_files(folder, SAMPLES_GLOB, f"*/{SAMPLES_GLOB}")
 
 
 def samples_file(path: pathlib.Path) -> pathlib.Path:
@@ -110,15 +101,9 @@ def read(path: pathlib.Path) -> Iterator[dict]:
     source = samples_file(path)
     records: dict[int, dict] = {}
     first_line: dict[tuple[int, str], int] = {}
-    try:
-        with open(source, encoding="utf-8") as file:
-            for number, line in enumerate(file, start=1):
-                if line.strip():
-                    _add(records, first_line, line, f"{source} line {number}", number)
-    except OSError as error:
-        raise InputError(f"{source}: cannot read ({error.strerror})") from None
-    except UnicodeDecodeError as error:
-        raise InputError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    for number, line in enumerate(read_lines(source), start=1):
+        if line.strip():
+            _add(records, first_line, line, f"{source} line {number}", number)
     if not records:
         raise InputError(f"{source}: no samples (the file is empty); run lm_eval with --log_samples")
     for record in records.values():

@@ -16,37 +16,26 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import UnreadableJSON, load_json_text
-from gpassk_opencompass.scoring.readers.sniff import first_record, head
+from gpassk_opencompass.files import UnreadableJSON, load_json_text, read_lines
+from gpassk_opencompass.scoring.readers.sniff import first_record
 
 NAME = "qwen-math"
 DESCRIPTION = "Qwen2.5-Math evaluation output, *_s0_e-1.jsonl lines with idx, gt, code/pred/score lists"
-
-_KEYS = ('"idx"', '"code"', '"pred"')
 
 
 def detect(path: Path) -> bool:
     """A ``.jsonl`` file whose first record has ``idx`` and the ``code`` and ``pred`` lists."""
     record = first_record(path, suffixes=(".jsonl",))
-    if isinstance(record, dict):
-        return isinstance(record.get("code"), list) and "pred" in record and "idx" in record
-    if path.suffix != ".jsonl" or not path.is_file():
-        return False
-    line = (head(path) or "").lstrip().partition("\n")[0]  # a first line longer than the sniff: look at its keys
-    return line.startswith("{") and all(key in line for key in _KEYS)
+    return isinstance(record, dict) and isinstance(record.get("code"), list) and "pred" in record and "idx" in record
 
 
 def read(path: Path) -> Iterator[dict]:
     """One question per non-blank line (see the module docstring)."""
     if path.is_dir():
         raise InputError(f"{path} is a folder; --format qwen-math reads one *_s0_e-1.jsonl file of math_eval.py")
-    try:
-        with open(path, encoding="utf-8") as file:
-            for number, line in enumerate(file, start=1):
-                if line.strip():
-                    yield _question(line, f"{path} line {number}")
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    for number, line in enumerate(read_lines(path), start=1):
+        if line.strip():
+            yield _question(line, f"{path} line {number}")
 
 
 def _question(line: str, where: str) -> dict:
