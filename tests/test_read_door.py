@@ -239,7 +239,11 @@ def test_an_inspect_log_is_bounded_by_its_total_unpacked_size(tmp_path, method):
 def test_a_zstd_member_unpacking_past_its_declared_size_is_corrupt_unread(tmp_path):
     zstandard = pytest.importorskip("zstandard")
     with zipfile.ZipFile(INSPECT_LOG) as archive:
-        header = archive.read("header.json")
+        log = json.loads(archive.read("header.json"))
+    # A header that states exactly the one member below (1 sample, 1 epoch), so the log is complete on its face.
+    log["eval"]["config"]["epochs"], log["results"]["total_samples"] = 1, 1
+    log["eval"]["dataset"]["sample_ids"] = ["q1"]
+    header = json.dumps(log).encode()
     stream = zstandard.ZstdCompressor(write_content_size=False).compress(b"a" * (32 * 1024**2))
     path = _zip(
         tmp_path / "liar.eval",
