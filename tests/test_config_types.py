@@ -156,6 +156,48 @@ def test_rejudge_refuses_a_planted_name_before_anything_runs(hostile, tmp_path, 
     assert not (output / "results").exists() and not (output / "predictions").exists()
 
 
+API_META_TEMPLATE = {
+    "round": [{"role": "HUMAN", "api_role": "HUMAN"}, {"role": "BOT", "api_role": "BOT", "generate": True}]
+}
+
+
+def test_registered_postprocessors_and_a_pred_role_still_rejudge_to_the_same_numbers(
+    hostile, tiny_opencompass_run, tmp_path
+):
+    """A legitimate config OpenCompass accepts: a registered postprocessor at each place (by registered name and
+    by two import paths), a ``pred_role`` with the model's ``meta_template``.  OpenCompass's eval task gets the
+    resolved functions and classes and judges exactly as the original run did."""
+    run_dir, plant, _, _ = hostile
+    identity = "extract-non-reasoning-content"  # OpenCompass's: leaves a reply without <think> unchanged
+
+    def legitimate(config: dict, _: str) -> None:
+        def dataset(node: dict) -> None:
+            set_type(node, "eval_cfg.evaluator.pred_postprocessor", identity)
+            set_type(
+                node,
+                "eval_cfg.pred_postprocessor",
+                "opencompass.utils.text_postprocessors.extract_non_reasoning_content",
+            )
+            node["eval_cfg"]["pred_role"] = "BOT"
+
+        def model(node: dict) -> None:
+            set_type(node, "pred_postprocessor", "opencompass.utils.extract_non_reasoning_content")
+            node["meta_template"] = API_META_TEMPLATE
+
+        assert edit_entries(config, DATASET, dataset) and edit_entries(config, MODEL, model)
+
+    plant(legitimate)
+    part = run_dir / "predictions" / MODEL / f"{DATASET}_0.json"
+    output = tmp_path / "rejudged"
+    assert main(["rejudge", str(part), "--judge", "rule", "--output", str(output), "--quiet"]) == 0
+    again = json.loads((output / "results" / MODEL / f"{DATASET}.json").read_text())
+    original = json.loads((tiny_opencompass_run.run_dir / "results" / MODEL / f"{DATASET}.json").read_text())
+    metric_keys = [key for key in original if key not in ("gpassk", "details")]
+    assert len(metric_keys) > 20
+    for key in metric_keys:
+        assert again[key] == pytest.approx(original[key], abs=1e-9), key
+
+
 def test_a_scope_key_is_refused_before_mmengine_imports_its_registry(hostile, tmp_path, capsys):
     """``_scope_`` in an entry OpenCompass builds makes mmengine import ``<scope>.registry``."""
     run_dir, plant, imported, module = hostile
