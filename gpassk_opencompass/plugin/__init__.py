@@ -11,6 +11,9 @@
   :mod:`.sampling_seeds` and :mod:`.token_estimate`;
 * :mod:`.runs` -- finished runs on disk, and their saved configs read as
   data (``ast`` and a whitelist; never executed);
+* :mod:`.config_types` -- the one door from a saved config to OpenCompass:
+  every ``type`` in it resolved against an allow-list (OpenCompass's
+  registries, gpassk's own classes), anything else refused;
 * :mod:`.rejudge` -- judging a finished run again through OpenCompass's own
   evaluation task;
 * :mod:`.preflight` -- what a config needs (a GPU, lmdeploy, ...), checked

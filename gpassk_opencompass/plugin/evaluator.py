@@ -210,6 +210,19 @@ class GPassKEvaluator(BaseEvaluator):
             )
         return document
 
+    def pred_postprocess(self, predictions: list) -> list:
+        """OpenCompass's ``pred_postprocessor``, whose ``type`` may also be the function itself.
+
+        A re-judged run's config holds the function its saved name resolved to
+        (:mod:`~gpassk_opencompass.plugin.config_types`), never the name: it is
+        called as is. A name (a config OpenCompass loads) is OpenCompass's to look up.
+        """
+        settings = self.pred_postprocessor
+        if settings is None or isinstance(settings.get("type"), str):
+            return super().pred_postprocess(predictions)
+        keywords = {key: value for key, value in settings.items() if key != "type"}
+        return [settings["type"](prediction, **keywords) for prediction in predictions]
+
     def _resume_hint(self) -> str:
         """How to re-ask only the unresolved verdicts of this evaluation."""
         judge = self._judge_for_run()

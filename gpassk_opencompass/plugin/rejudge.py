@@ -27,8 +27,11 @@ if TYPE_CHECKING:
     from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
     from gpassk_opencompass.scoring.results import ResultsFile
 
+from opencompass.registry import MODELS
+
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import check_not_inside, read_bytes_bounded, write_bytes_atomic
+from gpassk_opencompass.plugin.config_types import resolve_config_types
 from gpassk_opencompass.plugin.runs import (
     MAX_CONFIG_BYTES,
     load_saved_config,
@@ -77,9 +80,10 @@ def find_targets(path: str | os.PathLike) -> list[RejudgeTarget]:
         raise InputError(f"{run_dir} has no saved config (configs/*.py): cannot tell how its predictions were made")
     config_path = configs[0]
     try:
-        config = load_saved_config(config_path)  # as data: UnreadableConfig names the file and line
+        saved = load_saved_config(config_path)  # as data: UnreadableConfig names the file and line
     except ValueError as error:
         raise InputError(str(error)) from None
+    config = resolve_config_types(saved, config_path)  # every type named, or one line before anything else
     model_dirs = (
         models
         if models is not None
@@ -87,8 +91,8 @@ def find_targets(path: str | os.PathLike) -> list[RejudgeTarget]:
     )
     targets = []
     for model_abbr in model_dirs:
-        for model_cfg, dataset_cfg in _pairs(config, model_abbr):
-            dataset_abbr = _abbr(dataset_cfg, "dataset")
+        for model_cfg, dataset_cfg in _pairs(saved, config, model_abbr):
+            dataset_abbr = dataset_cfg["abbr"]
             parts = prediction_parts(run_dir, model_abbr, dataset_abbr)
             if not parts or (
                 wanted_file is not None and wanted_file.resolve() not in [part.resolve() for part in parts]
@@ -104,19 +108,28 @@ def find_targets(path: str | os.PathLike) -> list[RejudgeTarget]:
     return targets
 
 
-def _pairs(config: Mapping, model_abbr: str) -> list[tuple[dict, dict]]:
-    """(model, dataset) entries of the config that OpenCompass ran for this model."""
-    combinations = config.get("model_dataset_combinations") or [
+def _pairs(saved: Mapping, resolved: Mapping, model_abbr: str) -> list[tuple[dict, dict]]:
+    """(model, dataset) entries of the resolved config that OpenCompass ran for this model, abbrs written in.
+
+    An abbr OpenCompass derives (an entry without one) comes from the saved entry:
+    for a model, from its ``type`` as named there.
+    """
+    pairs = []
+    for combination, done in zip(_combinations(saved), _combinations(resolved)):
+        for model_cfg, model_done in zip(combination.get("models", []), done.get("models", [])):
+            if _abbr(model_cfg, "model") == model_abbr:
+                pairs += [
+                    ({**model_done, "abbr": model_abbr}, {**dataset_done, "abbr": _abbr(dataset_cfg, "dataset")})
+                    for dataset_cfg, dataset_done in zip(combination.get("datasets", []), done.get("datasets", []))
+                ]
+    return pairs
+
+
+def _combinations(config: Mapping) -> list[Mapping]:
+    """The config's model x dataset combinations (``models`` x ``datasets`` when it has none)."""
+    return config.get("model_dataset_combinations") or [
         {"models": config.get("models", []), "datasets": config.get("datasets", [])}
     ]
-    pairs = []
-    for combination in combinations:
-        model_cfg = next(
-            (model for model in combination.get("models", []) if _abbr(model, "model") == model_abbr), None
-        )
-        if model_cfg is not None:
-            pairs += [(model_cfg, dataset_cfg) for dataset_cfg in combination.get("datasets", [])]
-    return pairs
 
 
 def _abbr(cfg: Mapping, kind: str) -> str:
@@ -133,16 +146,12 @@ def with_judge(dataset_cfg: Mapping, evaluator: Mapping, ks: Sequence[int] | Non
     """
     import inspect
 
-    from opencompass.registry import ICL_EVALUATORS
-
     from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
 
     entry = copy.deepcopy(dict(dataset_cfg))
     eval_cfg = dict(entry.get("eval_cfg") or {})
     original = dict(eval_cfg.get("evaluator") or {})
-    original_type = original.pop("type", None)
-    if isinstance(original_type, str):
-        original_type = ICL_EVALUATORS.get(original_type)
+    original_type = original.pop("type", None)  # resolved by config_types: a class, never a name
     if not (isinstance(original_type, type) and issubclass(original_type, GPassKEvaluator)):
         accepted = inspect.signature(GPassKEvaluator).parameters
         original = {key: value for key, value in original.items() if key in accepted}
@@ -195,11 +204,16 @@ def rejudge(
                 f"k must be <= n; got k={max(ks)} but {target.model_abbr} x {target.dataset_abbr} "
                 f"has n={n} generations per question"
             )
-        prepared.append((target, dataset_cfg, _instantiate_evaluator(dataset_cfg)))
-    for target, _, _ in prepared:
+        # what OpenCompass gets passes the door again: a target made by hand holds no name either
+        task_config = resolve_config_types(
+            {"models": [target.model_cfg], "datasets": [[dataset_cfg]]}, target.config_path
+        )
+        model_cfg, dataset_cfg = _role_lookup(task_config["models"][0], task_config["datasets"][0][0])
+        prepared.append((target, model_cfg, dataset_cfg, _instantiate_evaluator(dataset_cfg)))
+    for target, *_ in prepared:
         _link_predictions(target, output_dir)
     results = []
-    for target, dataset_cfg, asked in prepared:
+    for target, model_cfg, dataset_cfg, asked in prepared:
         configs = output_dir / "configs"
         configs.mkdir(parents=True, exist_ok=True)
         write_bytes_atomic(
@@ -215,7 +229,7 @@ def rejudge(
             result.unlink()
         task = OpenICLEvalTask(
             ConfigDict(
-                models=[target.model_cfg],
+                models=[model_cfg],
                 datasets=[[dataset_cfg]],
                 work_dir=str(output_dir),
                 eval=dict(runner=dict(task=dict(dump_details=True))),
@@ -226,6 +240,35 @@ def rejudge(
             raise RuntimeError(f"OpenCompass's eval task wrote no {result}")
         results.append(result)
     return results
+
+
+def _role_lookup(model_cfg: dict, dataset_cfg: dict) -> tuple[dict, dict]:
+    """The entries as OpenICLEvalTask can take them when it would look the model up by name.
+
+    With a ``pred_role`` in ``eval_cfg`` and a ``meta_template`` on the model,
+    OpenCompass reads ``MODELS.get(model type).is_api`` and extracts that
+    role's text unless the model is an API model. Our model type is the class
+    (:func:`resolve_config_types`): for an API model the role is dropped, as
+    OpenCompass would ignore it; otherwise the type is the name ``MODELS``
+    registered it under (looked up in its own table, nothing imported); a
+    model class it does not register is refused with a ``pred_role``.
+    """
+    eval_cfg = dataset_cfg.get("eval_cfg") or {}
+    model_type = model_cfg.get("type")
+    if "pred_role" not in eval_cfg or "meta_template" not in model_cfg or not isinstance(model_type, type):
+        return model_cfg, dataset_cfg
+    if getattr(model_type, "is_api", False):
+        eval_cfg = {key: value for key, value in eval_cfg.items() if key != "pred_role"}
+        return model_cfg, {**dataset_cfg, "eval_cfg": eval_cfg}
+    names = [name for name, registered in MODELS.module_dict.items() if registered is model_type and "." not in name]
+    if not names:
+        raise InputError(
+            f"{model_cfg.get('abbr')} x {dataset_cfg.get('abbr')}: pred_role {eval_cfg['pred_role']!r} makes "
+            f"OpenCompass look the model up by name, and its MODELS registry does not hold {model_type.__name__} "
+            "(a name from a saved config is never imported); remove pred_role from the saved config's eval_cfg "
+            "to judge the whole replies"
+        )
+    return {**model_cfg, "type": names[0]}, dataset_cfg
 
 
 def _why_judge_again(results_file: Path, asked: GPassKEvaluator, ks) -> str | None:
