@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS
+from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS, add_k_option, add_thresholds_option
 
 
 def add_parser(subparsers) -> None:
@@ -33,8 +33,8 @@ def add_parser(subparsers) -> None:
         metavar="POINTS",
         help="target half-width in percentage points: print the smallest n per metric",
     )
-    parser.add_argument("--k", type=int, nargs="+", metavar="K", help="k values (default: the pilot's)")
-    parser.add_argument("--thresholds", type=float, nargs="+", metavar="TAU", help="tau values (default: the pilot's)")
+    add_k_option(parser, help="k values (default: the pilot's)")
+    add_thresholds_option(parser, None, help="tau values (default: the pilot's)")
     parser.add_argument("--level", type=float, default=0.95, help="interval level (default %(default)s)")
     parser.add_argument(
         "--fixed-questions",

@@ -16,11 +16,13 @@ from gpassk_opencompass.cli import (
     EXIT_JUDGE_FAILED,
     EXIT_OK,
     EXIT_USAGE,
+    EXIT_WRITE_FAILED,
     SUBCOMMANDS,
+    add_k_option,
     add_thresholds_option,
     exit_codes_epilog,
 )
-from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.errors import InputError, WriteError
 
 EXAMPLES = """examples:
   gpassk score generations.jsonl --k 4 8 16
@@ -73,7 +75,7 @@ def add_parser(subparsers) -> None:
         default=AUTO,
         help="the input's format (default: auto, detected from the file): " + ", ".join(FORMATS),
     )
-    parser.add_argument("--k", type=int, nargs="+", required=True, metavar="K", help="draws (each <= n)")
+    add_k_option(parser, required=True)
     parser.add_argument(
         "--output",
         metavar="FILE",
@@ -331,6 +333,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         say(f"gpassk score: interrupted; {kept}; run the same command again to resume")
         return EXIT_INTERRUPTED
+    except WriteError as error:
+        say(f"gpassk score: error: {clause(error)}; {kept}")
+        return EXIT_WRITE_FAILED
     incomplete = result.unresolved > 0
     if incomplete:
         say(

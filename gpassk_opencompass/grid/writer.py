@@ -35,7 +35,7 @@ from mmengine.config import Config
 from gpassk_opencompass import __version__
 from gpassk_opencompass.catalog import get_benchmark
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import read_json_file, write_text_atomic
+from gpassk_opencompass.files import check_replaceable, check_writable_folder, read_json_file, write_text_atomic
 from gpassk_opencompass.grid.python_source import ImportPath, python_source
 from gpassk_opencompass.grid.spec import (
     SERVERS,
@@ -296,6 +296,8 @@ def write(files: Sequence[PlannedFile], out_dir: str | os.PathLike, force: bool 
 
     Raises:
         FileExistsError: some files exist and ``force`` is false.
+        InputError: ``out_dir`` is not a folder, or a planned file is there and is not a regular file
+            (``files.check_replaceable``); nothing is written.
     """
     clashes = existing(files, out_dir)
     if clashes and not force:
@@ -304,6 +306,9 @@ def write(files: Sequence[PlannedFile], out_dir: str | os.PathLike, force: bool 
             f"(first: {clashes[0]}); nothing was written. Pass --force to overwrite them"
         )
     directory = Path(out_dir)
+    check_writable_folder("the output folder", directory)
+    for file in files:  # nothing written unless every file can be: a regular file or none
+        check_replaceable(None, directory / file.name)
     planned = {file.name for file in files}
     stale = sorted((name for name in _previous_files(directory) if name not in planned), key=str)
     directory.mkdir(parents=True, exist_ok=True)

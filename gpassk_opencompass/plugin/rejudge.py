@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from gpassk_opencompass.scoring.results import ResultsFile
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import check_not_inside, write_bytes_atomic
+from gpassk_opencompass.files import check_not_inside, check_replaceable, check_writable_folder, write_bytes_atomic
 from gpassk_opencompass.plugin.runs import (
     load_saved_config,
     prediction_parts,
@@ -187,6 +187,7 @@ def rejudge(
             raise InputError(str(error)) from None
     prepared = []
     for target in targets:  # every check before the first judgment
+        check_replaceable("--output", _results_path(output_dir, target))  # OpenCompass writes it: a file or none
         dataset_cfg = with_judge(target.dataset_cfg, evaluator, ks)
         n = dataset_cfg.get("n", 1)
         if ks is not None and max(ks) > n:
@@ -202,7 +203,7 @@ def rejudge(
         configs = output_dir / "configs"
         configs.mkdir(parents=True, exist_ok=True)
         write_bytes_atomic(configs / target.config_path.name, target.config_path.read_bytes())
-        result = output_dir / "results" / target.model_abbr / f"{target.dataset_abbr}.json"
+        result = _results_path(output_dir, target)
         reason = _why_judge_again(result, asked, dataset_cfg.get("k", 1)) if result.is_file() else None
         if reason is not None:  # OpenCompass skips a dataset whose results file exists
             from gpassk_opencompass.log import logger
@@ -277,6 +278,11 @@ def _prior(record) -> list[float] | None:
     return list(priors.pop()) if len(priors) == 1 else None
 
 
+def _results_path(output_dir: Path, target: RejudgeTarget) -> Path:
+    """Where OpenCompass's eval task writes ``target``'s results in ``output_dir``."""
+    return output_dir / "results" / target.model_abbr / f"{target.dataset_abbr}.json"
+
+
 def _instantiate_evaluator(dataset_cfg: Mapping) -> GPassKEvaluator:
     """Build the evaluator now so a bad judge setting fails before anything runs; it says what will judge."""
     from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
@@ -337,8 +343,7 @@ def rejudge_run(
 
     targets = find_targets(path)
     output_dir = Path(output_dir) if output_dir is not None else default_output(targets)
-    if output_dir.exists() and not output_dir.is_dir():
-        raise InputError(f"--output {output_dir} is a file; give a directory for the re-judged run")
+    check_writable_folder("--output", output_dir)
     from gpassk_opencompass.log import logger
 
     for target in targets:
