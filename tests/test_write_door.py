@@ -18,6 +18,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -209,8 +210,19 @@ def test_the_verdict_cache_checks_the_file_it_opened(tmp_path, monkeypatch):
     fifo = tmp_path / "verdicts.jsonl"
     os.mkfifo(fifo)
     monkeypatch.setattr(cache_module, "check_cache_file", lambda path: None)  # as if it changed after the check
-    with pytest.raises(InputError, match="is a FIFO"):
-        VerdictCache(fifo)
+    raised: list[InputError] = []
+
+    def open_cache() -> None:
+        try:
+            VerdictCache(fifo).close()
+        except InputError as error:  # anything else fails the test below (nothing raised)
+            raised.append(error)
+
+    opening = threading.Thread(target=open_cache, daemon=True)  # a hang fails the test instead of blocking it
+    opening.start()
+    opening.join(TIMEOUT)
+    assert not opening.is_alive(), "opening a FIFO as the verdict cache hangs"
+    assert len(raised) == 1 and "is a FIFO" in str(raised[0])
     assert file_kind_of(fifo) == stat.S_IFIFO
 
 
