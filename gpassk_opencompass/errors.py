@@ -26,7 +26,15 @@ class InputError(ValueError):
 class WriteError(Exception):
     """A file could not be written (disk full, file too large, permission, quota): one line naming the file
     and the cause, exit code 5. Raised by :mod:`gpassk_opencompass.files`, the one place files are written;
-    nothing partial is left behind."""
+    nothing partial is left behind.
+
+    Attributes:
+        path: the file that could not be written.
+    """
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 def clause(message: object) -> str:

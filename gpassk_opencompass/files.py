@@ -150,7 +150,9 @@ def failing_write(
         yield
     except OSError as error:
         fix = _WRITE_FIXES.get(error.errno, "choose another place")
-        raise WriteError(f"{path}: cannot write ({error.strerror or error}); {left}: {fix}, then run again") from None
+        raise WriteError(
+            f"{path}: cannot write ({error.strerror or error}); {left}: {fix}, then run again", str(path)
+        ) from None
 
 
 #: What to do about a refused write, by its ``errno`` (anything else: choose another place).

@@ -262,6 +262,37 @@ def test_a_file_too_large_is_one_line_exit_5_and_the_old_file_intact(tmp_path, g
     assert output.read_text() == '{"old": true}\n' and leftovers(tmp_path) == []
 
 
+@pytest.mark.e2e
+def test_a_verdict_cache_the_disk_refuses_is_one_line_exit_5_and_keeps_what_was_written(
+    tmp_path, gens, loopback_openai
+):
+    from loopback_judge import exact_match_judge
+
+    server = loopback_openai(exact_match_judge)
+    cache = tmp_path / "verdicts.jsonl"
+    judge = ["--judge", "llm", "--judge-url", server.url, "--judge-model", "loopback-model", "--cache", cache]
+    done = gpassk("score", gens, "--k", "2", *judge, "--quiet", limit_file_size=1500)
+    assert done.returncode == EXIT_WRITE_FAILED and done.stdout == ""
+    line = one_line(done.stderr)
+    assert f"{cache}: cannot write (File too large); the verdicts written before it are kept" in line
+    kept = len(verdict_keys(cache))
+    asked = len(server.requests)
+    again = gpassk("score", gens, "--k", "2", *judge, "--quiet")  # no limit: resumes from what was kept
+    assert again.returncode == EXIT_OK and kept > 0
+    assert len(server.requests) - asked == len(verdict_keys(cache)) - kept  # only the verdicts not kept are asked
+
+
+def verdict_keys(cache: pathlib.Path) -> set[str]:
+    """The keys of the whole verdict lines in a cache file (a torn last line is not one)."""
+    keys = set()
+    for line in cache.read_bytes().split(b"\n"):
+        try:
+            keys.add(json.loads(line)["key"])
+        except ValueError:
+            continue
+    return keys
+
+
 @pytest.fixture
 def full_disk(tmp_path):
     """A 64 kB tmpfs holding an old ``scores.json``, filled to the last block (root with mount permission only)."""

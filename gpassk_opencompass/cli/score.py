@@ -333,8 +333,10 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         say(f"gpassk score: interrupted; {kept}; run the same command again to resume")
         return EXIT_INTERRUPTED
-    except WriteError as error:
-        say(f"gpassk score: error: {clause(error)}; {kept}")
+    except (
+        WriteError
+    ) as error:  # the output (the verdicts are in the cache), or the cache itself (it says what it kept)
+        say(f"gpassk score: error: {clause(error)}{'' if error.path == str(cache) else f'; {kept}'}")
         return EXIT_WRITE_FAILED
     incomplete = result.unresolved > 0
     if incomplete:

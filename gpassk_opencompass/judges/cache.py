@@ -179,7 +179,9 @@ class VerdictCache:
             if size and os.pread(self._fd, 1, size - 1) != b"\n":
                 data = b"\n" + data  # end a torn last line first
             written = 0
-            with failing_write(self.path, left="the verdicts written before are kept"):
+            with failing_write(
+                self.path, left="the verdicts written before it are kept (the same command asks only for the others)"
+            ):
                 while written < len(data):
                     written += os.write(self._fd, data[written:])
         finally:
