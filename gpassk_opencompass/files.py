@@ -149,7 +149,7 @@ def failing_write(
     try:
         yield
     except OSError as error:
-        fix = _WRITE_FIXES.get(error.errno, "choose another place")
+        fix = _WRITE_FIXES.get(error.errno or 0, "choose another place")
         raise WriteError(
             f"{path}: cannot write ({error.strerror or error}); {left}: {fix}, then run again", str(path)
         ) from None
