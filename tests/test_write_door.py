@@ -203,6 +203,33 @@ def test_score_cache_fifo_is_refused_without_hanging_and_no_judge_is_asked(tmp_p
     assert file_kind_of(fifo) == stat.S_IFIFO
 
 
+@pytest.fixture
+def data_env(tiny_opencompass_run, monkeypatch):
+    """A real OpenCompass run whose dataset loads as it did for the run (as tests/test_rejudge.py)."""
+    monkeypatch.setenv("COMPASS_DATA_CACHE", str(tiny_opencompass_run.data_root))
+    monkeypatch.delenv("DATASET_SOURCE", raising=False)
+    return tiny_opencompass_run
+
+
+@pytest.mark.e2e
+def test_rejudge_refuses_an_output_that_is_a_file_or_holds_a_fifo_for_results(data_env, tmp_path):
+    predictions = data_env.run_dir / "predictions" / "weak_t0-7"
+    a_file = tmp_path / "rejudged.txt"
+    a_file.write_text("mine\n")
+    done = gpassk("rejudge", predictions, "--judge", "rule", "--output", a_file, "--quiet")
+    assert done.returncode == EXIT_USAGE
+    assert f"--output {a_file} is a regular file, not a folder" in one_line(done.stderr)
+    assert a_file.read_text() == "mine\n"
+    output = tmp_path / "rejudged"
+    fifo = output / "results" / "weak_t0-7" / "tiny_rule.json"  # where OpenCompass opens its results to write
+    fifo.parent.mkdir(parents=True)
+    os.mkfifo(fifo)
+    done = gpassk("rejudge", predictions, "--judge", "rule", "--output", output, "--quiet")
+    assert done.returncode == EXIT_USAGE
+    assert f"--output {fifo} is a FIFO (named pipe), {REFUSED}" in one_line(done.stderr)
+    assert file_kind_of(fifo) == stat.S_IFIFO and not (output / "predictions").exists()
+
+
 def test_the_verdict_cache_checks_the_file_it_opened(tmp_path, monkeypatch):
     """A FIFO put in the cache's place after the check is refused on the open descriptor (O_NONBLOCK: no hang)."""
     import gpassk_opencompass.judges.cache as cache_module
