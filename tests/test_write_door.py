@@ -56,6 +56,26 @@ def one_line(text: str) -> str:
     return text
 
 
+def bounded(call):
+    """``call()`` in a daemon thread: what it returns or raises, or a failed test if it hangs (a FIFO opened)."""
+    outcome: list = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, call()))
+        except Exception as error:  # noqa: BLE001 - handed to the test, which raises it again
+            outcome.append((False, error))
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(TIMEOUT)
+    assert outcome, f"hung for {TIMEOUT} s"
+    returned, value = outcome[0]
+    if not returned:
+        raise value
+    return value
+
+
 def leftovers(folder: pathlib.Path) -> list[str]:
     """Temporary files the atomic writer left behind (``.NAME.XXXX.tmp``)."""
     return sorted(path.name for path in folder.iterdir() if path.name.endswith(".tmp"))
@@ -230,6 +250,25 @@ def test_rejudge_refuses_an_output_that_is_a_file_or_holds_a_fifo_for_results(da
     assert file_kind_of(fifo) == stat.S_IFIFO and not (output / "predictions").exists()
 
 
+def test_the_config_generator_with_force_writes_nothing_when_a_planned_file_is_a_fifo(tmp_path, capsys):
+    """save_opencompass_configs.py --force replaces its own configs, never a FIFO in their place (checked before
+    the first file is written, so the grid is never left half old, half new)."""
+    from test_save_configs import REPO, contents, generate
+
+    template = str(REPO / "opencompass_config_templates" / "self_served.py")
+    out = tmp_path / "out"
+    assert generate(tmp_path, "-tc", template) == 0
+    before = {name: data for name, data in contents(out).items() if name != "manifest.json"}
+    fifo = out / "manifest.json"
+    fifo.unlink()
+    os.mkfifo(fifo)
+    capsys.readouterr()
+    assert bounded(lambda: generate(tmp_path, "-tc", template, "--set", "n=16", "--force")) == EXIT_USAGE
+    assert f"{fifo} is a FIFO (named pipe), {REFUSED}" in one_line(capsys.readouterr().err)
+    assert file_kind_of(fifo) == stat.S_IFIFO
+    assert {name: (out / name).read_bytes() for name in before} == before and leftovers(out) == []
+
+
 def test_the_verdict_cache_checks_the_file_it_opened(tmp_path, monkeypatch):
     """A FIFO put in the cache's place after the check is refused on the open descriptor (O_NONBLOCK: no hang)."""
     import gpassk_opencompass.judges.cache as cache_module
@@ -237,19 +276,8 @@ def test_the_verdict_cache_checks_the_file_it_opened(tmp_path, monkeypatch):
     fifo = tmp_path / "verdicts.jsonl"
     os.mkfifo(fifo)
     monkeypatch.setattr(cache_module, "check_cache_file", lambda path: None)  # as if it changed after the check
-    raised: list[InputError] = []
-
-    def open_cache() -> None:
-        try:
-            VerdictCache(fifo).close()
-        except InputError as error:  # anything else fails the test below (nothing raised)
-            raised.append(error)
-
-    opening = threading.Thread(target=open_cache, daemon=True)  # a hang fails the test instead of blocking it
-    opening.start()
-    opening.join(TIMEOUT)
-    assert not opening.is_alive(), "opening a FIFO as the verdict cache hangs"
-    assert len(raised) == 1 and "is a FIFO" in str(raised[0])
+    with pytest.raises(InputError, match="is a FIFO"):
+        bounded(lambda: VerdictCache(fifo).close())
     assert file_kind_of(fifo) == stat.S_IFIFO
 
 
