@@ -427,3 +427,14 @@ def test_every_command_adds_up_repeated_thresholds(command, argv):
     if command != "leaderboard":  # after a required --k 1 it adds up too
         given = [1] if "--k" in argv else []
         assert parser.parse_args([command, *argv, "--k", "2", "--k", "4", "8"]).k == [*given, 2, 4, 8]
+
+
+def test_the_other_list_options_add_up_too():
+    from gpassk_opencompass.cli import build_parser
+
+    plan = build_parser(["plan"]).parse_args(["plan", "p.json", "--n", "16", "--n", "32", "--questions", "30"])
+    assert plan.n == [16, 32] and plan.questions == [30]
+    board = build_parser(["leaderboard"]).parse_args(
+        ["leaderboard", "o", "--benchmarks", "AIME2025", "--benchmarks", "HMMT"]
+    )
+    assert board.benchmarks == ["AIME2025", "HMMT"]

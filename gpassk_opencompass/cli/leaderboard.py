@@ -16,6 +16,7 @@ from gpassk_opencompass.cli import (
     EXIT_USAGE,
     EXIT_WRITE_FAILED,
     SUBCOMMANDS,
+    AddUp,
     Once,
     add_thresholds_option,
     exit_codes_epilog,
@@ -71,7 +72,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     add_thresholds_option(parser, LEADERBOARD_THRESHOLDS, help="τ of the G-Pass@k_τ columns (default 0.5 0.75 1.0)")
     parser.add_argument(
-        "--benchmarks", nargs="+", metavar="NAME", help="only these benchmarks, in this order (canonical names)"
+        "--benchmarks",
+        nargs="+",
+        action=AddUp,
+        metavar="NAME",
+        help="only these benchmarks, in this order (canonical names)",
     )
     parser.add_argument(
         "--temperature",
