@@ -1,9 +1,10 @@
-"""The exception a user mistake raises, so entry points can tell it from a bug.
+"""The exceptions a user mistake or a refused write raises, so entry points can tell them from a bug.
 
 :class:`InputError` is a ``ValueError`` (callers that catch ``ValueError``
 keep working); its message is one line naming the value and what was
 expected. The ``gpassk`` commands map it to exit code 2 and print it without
-a traceback; any other exception is a bug and keeps its traceback.
+a traceback; :class:`WriteError` (the disk is full, the file too large) is one
+line too, exit code 5; any other exception is a bug and keeps its traceback.
 
 >>> try:
 ...     raise InputError("--k 16: k must be <= n = 8")
@@ -20,6 +21,20 @@ _CLOSING = "".join((" ", ".", ";", ":", ","))
 
 class InputError(ValueError):
     """Bad input or a bad setting given by the user: one line, exit code 2."""
+
+
+class WriteError(Exception):
+    """A file could not be written (disk full, file too large, permission, quota): one line naming the file
+    and the cause, exit code 5. Raised by :mod:`gpassk_opencompass.files`, the one place files are written;
+    nothing partial is left behind.
+
+    Attributes:
+        path: the file that could not be written.
+    """
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 def clause(message: object) -> str:

@@ -1,11 +1,20 @@
 """Every file the project writes: atomically, and never over one of its inputs.
 
-Owns two rules that every writer in the package follows:
+Owns the rules that every writer in the package follows (the write door):
 
 * **Atomic**: :func:`write_text_atomic` / :func:`write_bytes_atomic` / :func:`write_chunks_atomic` write a
   temporary file in the destination's own folder, flush it to disk, then
   ``os.replace`` it over the destination.  A crash or Ctrl-C leaves either
-  the old file or the new one, never a half-written or empty one.
+  the old file or the new one, never a half-written or empty one.  A write the
+  file system refuses (disk full, file too large, permission) is one
+  :class:`~gpassk_opencompass.errors.WriteError` line (:func:`failing_write`),
+  with no temporary file left and an old file unchanged.
+* **Only over a regular file**: :func:`check_replaceable` refuses a device, a
+  FIFO, a socket, a folder or a process's descriptor (``/dev/stdout``), also
+  through a symlink; every command calls it before any work through
+  :func:`check_writable_file` / :func:`check_writable_folder`, and the writer
+  calls it again right before the rename.  A symlink to a regular file is
+  written through (its target replaced, the link kept).
 * **Inputs are sacred**: :func:`check_distinct_paths` refuses, before any
   work, a set of paths where an output, a cache and an input are the same
   file (also through a symlink or a relative path), :func:`check_not_input`
@@ -47,6 +56,7 @@ gpassk_opencompass.errors.InputError: --output is the same file as input (runs/.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fnmatch
 import json
 import os
@@ -60,7 +70,7 @@ from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
-from gpassk_opencompass.errors import InputError, clause
+from gpassk_opencompass.errors import InputError, WriteError, clause
 
 if TYPE_CHECKING:
     import zipfile
@@ -105,31 +115,93 @@ def write_chunks_atomic(path: str | os.PathLike, chunks: Iterable[str | bytes]) 
     :func:`write_text_atomic` do (text as UTF-8, a lone surrogate as U+FFFD): a big document is written
     as it is produced, never held whole in memory.  If producing a chunk raises, ``path`` is untouched.
 
+    The destination is checked again here, right before it is replaced (it may have changed since the
+    command's :func:`check_writable_file`): only a regular file is ever replaced, or a new one created. A
+    symlink is written through: its target is replaced atomically and the link stays a link.
+
+    Raises:
+        InputError: the destination (or a symlink's target) exists and is not a regular file; nothing is
+            written.
+        WriteError: the file system refused (disk full, file too large, permission, quota): one line naming
+            the file and the cause; the temporary file is removed and an old file is left as it was.
+
     >>> import pathlib, tempfile
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.txt"
     >>> write_chunks_atomic(path, (f"{row}\\n" for row in range(3)))
     >>> path.read_text()
     '0\\n1\\n2\\n'
+    >>> os.mkfifo(path.with_name("pipe"))
+    >>> write_chunks_atomic(path.with_name("pipe"), ("results",))
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: .../pipe is a FIFO (named pipe), not a regular file; only a regular file is ever written (or a new one created): give the path of a file
     """
-    path = pathlib.Path(path)
-    folder = path.parent if str(path.parent) else pathlib.Path(".")
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    target = destination(path)
+    check_replaceable(None, path)
+    temporary = None
     try:
-        with os.fdopen(descriptor, "wb") as file:
-            for chunk in chunks:
-                file.write(
-                    chunk
-                    if isinstance(chunk, bytes)
-                    else chunk.encode("utf-8", errors="surrogatepass").decode("utf-8", errors="replace").encode("utf-8")
-                )
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, _mode_for(path))
-        os.replace(temporary, path)
+        with failing_write(path):
+            descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        file = os.fdopen(descriptor, "wb")
+        try:
+            for chunk in chunks:  # what producing a chunk raises is the producer's, never a write failure
+                with failing_write(path):
+                    file.write(
+                        chunk
+                        if isinstance(chunk, bytes)
+                        else chunk.encode("utf-8", errors="surrogatepass")
+                        .decode("utf-8", errors="replace")
+                        .encode("utf-8")
+                    )
+            with failing_write(path):
+                file.flush()
+                os.fsync(file.fileno())
+        finally:
+            with contextlib.suppress(OSError):  # after a failed write, closing fails the same way (and still closes)
+                file.close()
+        with failing_write(path):
+            os.chmod(temporary, _mode_for(target))
+        check_replaceable(None, path)  # the last look before the rename: it may have changed since the check
+        with failing_write(path):
+            os.replace(temporary, target)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
         raise
+
+
+@contextlib.contextmanager
+def failing_write(
+    path: str | os.PathLike, left: str = "nothing was written there (a file that was there is unchanged)"
+) -> Iterator[None]:
+    """Turn the file system's refusal (disk full, file too large, permission, quota) into one :class:`WriteError`
+    naming ``path``, the cause, what was ``left`` and the fix.
+
+    >>> with failing_write("runs/scores.json"):
+    ...     raise OSError(errno.ENOSPC, "No space left on device")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.WriteError: runs/scores.json: cannot write (No space left on device); nothing was written there (a file that was there is unchanged): free some space or choose another place, then run again
+    """
+    try:
+        yield
+    except OSError as error:
+        fix = _WRITE_FIXES.get(error.errno or 0, "choose another place")
+        raise WriteError(
+            f"{path}: cannot write ({error.strerror or error}); {left}: {fix}, then run again", str(path)
+        ) from None
+
+
+#: What to do about a refused write, by its ``errno`` (anything else: choose another place).
+_WRITE_FIXES = {
+    errno.ENOSPC: "free some space or choose another place",
+    errno.EDQUOT: "free some of your quota or choose another place",
+    errno.EFBIG: "raise the file size limit (ulimit -f) or choose another place",
+    errno.EACCES: "choose a place you may write to",
+    errno.EPERM: "choose a place you may write to",
+    errno.EROFS: "choose a place on a writable file system",
+}
 
 
 def _mode_for(path: pathlib.Path) -> int:
@@ -139,6 +211,84 @@ def _mode_for(path: pathlib.Path) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
+
+
+def destination(path: str | os.PathLike) -> pathlib.Path:
+    """The file a write to ``path`` replaces: ``path`` itself, or the file a symlink (chain) points to.
+
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> (folder / "latest.json").symlink_to("run3.json")
+    >>> destination(folder / "latest.json") == folder.resolve() / "run3.json", destination("scores.json")
+    (True, PosixPath('scores.json'))
+    """
+    path = pathlib.Path(path)
+    return pathlib.Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def _descriptor_link(path: str | os.PathLike) -> str | None:
+    """The hop of ``path``'s symlink chain that is a process's open file descriptor (``/proc/self/fd/1``, which
+    ``/dev/stdout`` and ``/dev/fd/1`` name), or ``None``: replacing the file behind a descriptor would take
+    it from under the process that holds it (``--output /dev/stdout > out.txt`` would lose what is printed)."""
+    hop = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own bound on a chain of links
+        if os.path.realpath(os.path.dirname(hop)).startswith("/proc/"):
+            return hop
+        if not os.path.islink(hop):
+            return None
+        hop = os.path.join(os.path.realpath(os.path.dirname(hop)), os.readlink(hop))
+    return None
+
+
+#: What :func:`file_kind` calls each kind of file that is not a regular one.
+_KINDS = (
+    (stat.S_ISDIR, "folder"),
+    (stat.S_ISCHR, "character device"),
+    (stat.S_ISBLK, "block device"),
+    (stat.S_ISFIFO, "FIFO (named pipe)"),
+    (stat.S_ISSOCK, "socket"),
+)
+
+
+def file_kind(mode: int) -> str:
+    """What kind of file an ``st_mode`` is, in words for a message.
+
+    >>> file_kind(os.stat("/dev/null").st_mode), file_kind(os.stat("/").st_mode)
+    ('character device', 'folder')
+    """
+    return next((name for test, name in _KINDS if test(mode)), "regular file" if stat.S_ISREG(mode) else "special file")
+
+
+def check_replaceable(role: str | None, path: str | os.PathLike) -> None:
+    """Raise ``InputError`` if ``path`` exists and is not a regular file: the one rule of what a write replaces.
+
+    Followed through symlinks: a link to a regular file is written through (:func:`write_chunks_atomic`), a link
+    to a device, FIFO or socket is refused like the device itself.  Checks the file's type only (one ``stat``,
+    nothing is opened), so a FIFO cannot block it.
+
+    >>> check_replaceable("--output", "/dev/null")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: --output /dev/null is a character device, not a regular file; only a regular file is ever written (or a new one created): give the path of a file
+    >>> check_replaceable("--output", "/nonexistent-folder/scores.json")  # absent: created
+    """
+    named = f"{role} {path}" if role else str(path)
+    descriptor = _descriptor_link(path)
+    if descriptor is not None:
+        through = "" if descriptor == os.path.abspath(path) else f" ({descriptor})"
+        raise InputError(f"{named} is a process's open file descriptor{through}, not a file; {_ONLY_REGULAR}")
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # absent (or a dangling link: the file it names is created)
+        return
+    if not stat.S_ISREG(mode):
+        target = destination(path)
+        linked = "" if target == pathlib.Path(path) else f" (a symlink to {target})"
+        raise InputError(f"{named}{linked} is a {file_kind(mode)}, not a regular file; {_ONLY_REGULAR}")
+
+
+#: The rule every refusal of :func:`check_replaceable` states, and its fix.
+_ONLY_REGULAR = "only a regular file is ever written (or a new one created): give the path of a file"
 
 
 def same_file(first: str | os.PathLike, second: str | os.PathLike) -> bool:
@@ -192,6 +342,10 @@ def check_not_inside(role: str, path: str | os.PathLike, folder_role: str, folde
 def check_writable_file(role: str, path: str | os.PathLike) -> None:
     """Raise ``InputError`` now, before any work, if ``path`` cannot be written as a file.
 
+    The check every command makes of each file it will write (``--output``, ``--cache``, ``--json``...): the
+    folder exists and may be written, and the file is new or a regular file (:func:`check_replaceable`: never
+    a device, FIFO, socket or descriptor, also through a symlink). :func:`write_chunks_atomic` checks again.
+
     >>> check_writable_file("--output", "/nonexistent-folder/scores.json")
     Traceback (most recent call last):
     ...
@@ -200,13 +354,40 @@ def check_writable_file(role: str, path: str | os.PathLike) -> None:
     path = pathlib.Path(path)
     if path.is_dir():
         raise InputError(f"{role} {path} is a folder; give a file name such as {path / 'scores.json'}")
-    folder = path.parent if str(path.parent) else pathlib.Path(".")
+    check_replaceable(role, path)
+    target = destination(path)
+    folder = target.parent
     if not folder.is_dir():
         raise InputError(f"{role} {path}: folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise InputError(f"{role} {path}: folder {folder} is not writable")
-    if path.exists() and not os.access(path, os.W_OK):
+    if target.exists() and not os.access(target, os.W_OK):
         raise InputError(f"{role} {path}: the file is not writable")
+
+
+def check_writable_folder(role: str, folder: str | os.PathLike) -> None:
+    """Raise ``InputError`` now, before any work, if ``folder`` cannot hold the files a command writes into it
+    (``--plots DIR``, ``rejudge --output DIR``): it is a folder, or it can be made (its nearest existing parent
+    is a writable folder). The files themselves go through :func:`write_chunks_atomic`.
+
+    >>> check_writable_folder("--plots", "/dev/null")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: --plots /dev/null is a character device, not a folder; give a folder (made if missing)
+    """
+    folder = pathlib.Path(folder)
+    existing = next(parent for parent in (folder, *folder.absolute().parents) if os.path.lexists(parent))
+    try:
+        mode = os.stat(existing).st_mode
+    except OSError:  # a dangling symlink
+        raise InputError(
+            f"{role} {folder}: {existing} is a symlink to nothing; give a folder (made if missing)"
+        ) from None
+    if not stat.S_ISDIR(mode):
+        named = f"{role} {folder}" if existing == folder else f"{role} {folder}: {existing}"
+        raise InputError(f"{named} is a {file_kind(mode)}, not a folder; give a folder (made if missing)")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise InputError(f"{role} {folder}: folder {existing} is not writable")
 
 
 def check_not_input(role: str, path: str | os.PathLike | None, inputs: Iterable[str | os.PathLike]) -> None:
@@ -236,23 +417,11 @@ class UnreadableJSON(UnreadableFile):
     """A JSON document that cannot be read: one line naming its file (and line)."""
 
 
-#: What a path that is not a regular file is, for messages (checked in this order).
-_KINDS = (
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def _kind(mode: int) -> str | None:
-    """What a file of ``mode`` is, if not a regular file: ``"a character device"``; ``None`` for a regular file."""
-    return None if stat.S_ISREG(mode) else next((kind for test, kind in _KINDS if test(mode)), "not a file")
-
-
-def _not_regular(path: str | os.PathLike, kind: str) -> UnreadableFile:
-    return UnreadableFile(f"{path} is {kind}, not a regular file; give the file itself")
+def _not_regular(path: str | os.PathLike, mode: int) -> UnreadableFile | None:
+    """The refusal of reading ``path`` whose ``st_mode`` is ``mode``, or ``None`` for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return UnreadableFile(f"{path} is a {file_kind(mode)}, not a regular file; give the file itself")
 
 
 def open_regular(path: str | os.PathLike) -> IO[bytes]:
@@ -274,14 +443,14 @@ def open_regular(path: str | os.PathLike) -> IO[bytes]:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as error:
         with contextlib.suppress(OSError):  # a socket cannot be opened (ENXIO): say what it is
-            kind = _kind(os.stat(path).st_mode)
-            if kind is not None:
-                raise _not_regular(path, kind) from None
+            refusal = _not_regular(path, os.stat(path).st_mode)
+            if refusal is not None:
+                raise refusal from None
         raise UnreadableFile(f"{path}: cannot read ({error.strerror})") from None
     try:
-        kind = _kind(os.fstat(descriptor).st_mode)
-        if kind is not None:
-            raise _not_regular(path, kind)
+        refusal = _not_regular(path, os.fstat(descriptor).st_mode)
+        if refusal is not None:
+            raise refusal
         return os.fdopen(descriptor, "rb")
     except BaseException:
         os.close(descriptor)

@@ -112,7 +112,7 @@ def test_no_usable_results_is_an_error_after_the_warnings(tmp_path, capsys):
         (["--benchmarks", "AIME-2025"], "unknown benchmark 'AIME-2025'; did you mean 'AIME2025'?"),
         (["-o", "a.md", "-o", "b.json", "--format", "md"], "--format applies to a single --output"),
         (["-o", "board.txt"], "cannot tell the format of 'board.txt' from its suffix '.txt'"),
-        (["-o", "missing-folder/board.md"], "folder 'missing-folder' does not exist"),
+        (["-o", "missing-folder/board.md"], "--output missing-folder/board.md: folder missing-folder does not exist"),
         (["--published", "nope.json"], "cannot read published figures 'nope.json'"),
     ],
 )

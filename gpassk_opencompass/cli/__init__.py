@@ -6,10 +6,12 @@ exit code of :func:`exit_codes`). Only the chosen subcommand's module is
 imported (``gpassk --help`` lists them all from :data:`SUBCOMMANDS`). Every
 command logs through one stderr sink whose records are redacted
 (:func:`configure_logging`); an :class:`~gpassk_opencompass.errors.InputError`
-is printed as one redacted line with exit code 2, any other exception is a
-bug and keeps its traceback. SIGTERM and SIGHUP stop every command as Ctrl-C
-does (:func:`stop_on_signals`): its cleanup runs (judge workers killed, grid
-launches stopped, verdicts kept), and it exits 128 + the signal's number.
+is printed as one redacted line with exit code 2, a
+:class:`~gpassk_opencompass.errors.WriteError` (a full disk) as one line with
+exit code 5; any other exception is a bug and keeps its traceback. SIGTERM and
+SIGHUP stop every command as Ctrl-C does (:func:`stop_on_signals`): its cleanup
+runs (judge workers killed, grid launches stopped, verdicts kept), and it exits
+128 + the signal's number.
 
 Exit codes, shared by every subcommand (docs/exit-codes.md):
 
@@ -20,6 +22,7 @@ Exit codes, shared by every subcommand (docs/exit-codes.md):
 2 bad input or usage: one line on stderr, nothing judged or launched
 3 incomplete: some verdicts unresolved; every verdict that arrived is kept (rerun the same command to re-ask only the missing ones; the rule judge is deterministic (re-running gives the same): give it more time (--rule-timeout, rule_timeout) or let a judge model decide (--judge cascade))
 4 the judge failed (unreachable, refused the key or model, stopped answering); verdicts so far are kept, rerunning resumes
+5 an output could not be written (disk full, file too large, permission): one line naming the file and the cause; nothing partial is left and a file that was there is unchanged
 130 interrupted (Ctrl-C); verdicts so far are kept, rerunning resumes
 143 terminated (SIGTERM; 129 for SIGHUP): stopped as on Ctrl-C (judge workers killed, grid launches stopped); verdicts so far are kept, rerunning resumes
 """
@@ -35,7 +38,7 @@ from contextlib import contextmanager
 from importlib import import_module
 
 from gpassk_opencompass import __version__
-from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.errors import InputError, WriteError
 from gpassk_opencompass.redaction import redact
 
 #: Every subcommand (a module of this package) and its one-line help, in the order ``gpassk --help`` lists them.
@@ -61,6 +64,8 @@ EXIT_USAGE = 2
 EXIT_INCOMPLETE = 3
 #: The judge cannot serve the run (``judges.JudgeError``).
 EXIT_JUDGE_FAILED = 4
+#: A file could not be written (``errors.WriteError``: disk full, file too large, permission).
+EXIT_WRITE_FAILED = 5
 #: Ctrl-C.
 EXIT_INTERRUPTED = 130
 #: A command stopped by a signal (:class:`Terminated`) exits 128 + the signal's number (143 SIGTERM, 129 SIGHUP).
@@ -80,6 +85,8 @@ def exit_codes() -> dict[int, str]:
         f"command to re-ask only the missing ones; {UNDECIDED_HINT})",
         EXIT_JUDGE_FAILED: "the judge failed (unreachable, refused the key or model, stopped answering); "
         "verdicts so far are kept, rerunning resumes",
+        EXIT_WRITE_FAILED: "an output could not be written (disk full, file too large, permission): one line naming "
+        "the file and the cause; nothing partial is left and a file that was there is unchanged",
         EXIT_INTERRUPTED: "interrupted (Ctrl-C); verdicts so far are kept, rerunning resumes",
         EXIT_SIGNAL_BASE + signal.SIGTERM: "terminated (SIGTERM; 129 for SIGHUP): stopped as on Ctrl-C (judge "
         "workers killed, grid launches stopped); verdicts so far are kept, rerunning resumes",
@@ -175,17 +182,65 @@ def build_parser(commands: Iterable[str] = tuple(SUBCOMMANDS)) -> argparse.Argum
     return parser
 
 
-def add_thresholds_option(parser: argparse.ArgumentParser) -> None:
-    """``--thresholds TAU ...``, defined once for every command that computes G-Pass@k_tau."""
+class AddUp(argparse.Action):
+    """A list option (``nargs="+"``) whose repeats add up: ``--k 2 --k 4`` is ``--k 2 4``, never only the last
+    (argparse's ``store`` keeps the last and drops the rest silently). The first use replaces the default;
+    a value given twice is refused later, with the rule (``metrics``: "ks repeat k=4; give each k once").
+
+    >>> parser = argparse.ArgumentParser()
+    >>> _ = parser.add_argument("--k", type=int, nargs="+", action=AddUp, default=[16])
+    >>> parser.parse_args(["--k", "2", "--k", "4", "8"]).k, parser.parse_args([]).k
+    ([2, 4, 8], [16])
+    """
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        so_far = getattr(namespace, self.dest, None)
+        setattr(namespace, self.dest, [*([] if so_far is None or so_far is self.default else so_far), *values])
+
+
+class Once(argparse.Action):
+    """A one-value option given twice is refused (argparse would keep the last and drop the first silently).
+
+    >>> parser = argparse.ArgumentParser(prog="gpassk leaderboard", exit_on_error=False)
+    >>> _ = parser.add_argument("--k", type=int, action=Once)
+    >>> parser.parse_args(["--k", "8", "--k", "16"])
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentError: argument --k: given twice (8, then 16); it takes one value: give it once
+    """
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        so_far = getattr(namespace, self.dest, None)
+        if so_far is not None and so_far is not self.default:
+            raise argparse.ArgumentError(
+                self, f"given twice ({so_far}, then {values}); it takes one value: give it once"
+            )
+        setattr(namespace, self.dest, values)
+
+
+def add_k_option(parser: argparse.ArgumentParser, help: str = "draws (each <= n)", required: bool = False) -> None:
+    """``--k K ...``, defined once for every command that takes k values (repeats add up: :class:`AddUp`)."""
+    parser.add_argument("--k", type=int, nargs="+", action=AddUp, required=required, metavar="K", help=help)
+
+
+def add_thresholds_option(
+    parser: argparse.ArgumentParser,
+    default: Sequence[float] | None = (),
+    help: str = "thresholds tau in [0, 1] (default: %(default)s)",
+) -> None:
+    """``--thresholds TAU ...``, defined once for every command that computes G-Pass@k_tau (repeats add up:
+    :class:`AddUp`). ``default``: ``()`` for ``metrics.DEFAULT_THRESHOLDS``, ``None`` for none (the command
+    chooses, as ``gpassk plan`` takes the pilot's)."""
     from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
 
     parser.add_argument(
         "--thresholds",
         type=float,
         nargs="+",
-        default=list(DEFAULT_THRESHOLDS),
+        action=AddUp,
+        default=None if default is None else list(default or DEFAULT_THRESHOLDS),
         metavar="TAU",
-        help="thresholds tau in [0, 1] (default: %(default)s)",
+        help=help,
     )
 
 
@@ -236,6 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as error:
         print(f"gpassk {args.command}: error: {redact(str(error))}", file=sys.stderr)
         return EXIT_USAGE
+    except WriteError as error:
+        print(f"gpassk {args.command}: error: {redact(str(error))}", file=sys.stderr)
+        return EXIT_WRITE_FAILED
     except Terminated as stop:  # a command with nothing more to say about it
         what, code = stopped(stop)
         print(f"gpassk {args.command}: {what}", file=sys.stderr)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS, add_thresholds_option
+from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS, add_k_option, add_thresholds_option
 from gpassk_opencompass.metrics import metric_key, mg_metric_key, summarize
 
 
@@ -18,7 +18,7 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("--n", type=int, required=True, help="generations for the question")
     parser.add_argument("--c", type=int, required=True, help="how many of them are correct")
-    parser.add_argument("--k", type=int, nargs="+", required=True, metavar="K", help="draws (each <= n)")
+    add_k_option(parser, required=True)
     add_thresholds_option(parser)
     parser.add_argument("--digits", type=int, default=6, help="decimals shown (default: %(default)s)")
     parser.add_argument("--percent", action="store_true", help="show percentages, as OpenCompass reports")

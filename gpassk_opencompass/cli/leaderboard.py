@@ -9,7 +9,18 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gpassk_opencompass.cli import EXIT_INCOMPLETE, EXIT_NOT_DONE, EXIT_OK, EXIT_USAGE, SUBCOMMANDS, exit_codes_epilog
+from gpassk_opencompass.cli import (
+    EXIT_INCOMPLETE,
+    EXIT_NOT_DONE,
+    EXIT_OK,
+    EXIT_USAGE,
+    EXIT_WRITE_FAILED,
+    SUBCOMMANDS,
+    AddUp,
+    Once,
+    add_thresholds_option,
+    exit_codes_epilog,
+)
 from gpassk_opencompass.leaderboard.pipeline import FORMATS, LeaderboardOutcome, LeaderboardRequest, make_leaderboard
 from gpassk_opencompass.leaderboard.published import DEFAULT_TOLERANCE
 from gpassk_opencompass.leaderboard.ranking import CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES
@@ -41,7 +52,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "manifest.json) and write one table per benchmark: Greedy, G-Pass@k_τ, "
         "mG-Pass@k, sorted by mG-Pass@k. Skipped or doubtful results are reported "
         "on stderr; the rest still make a table.",
-        epilog=EXAMPLES + "\n\n" + exit_codes_epilog((EXIT_OK, EXIT_NOT_DONE, EXIT_USAGE, EXIT_INCOMPLETE)),
+        epilog=EXAMPLES
+        + "\n\n"
+        + exit_codes_epilog((EXIT_OK, EXIT_NOT_DONE, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_WRITE_FAILED)),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
@@ -54,18 +67,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--k",
         type=int,
+        action=Once,
         help="k of the G-Pass@k columns (default: the largest k the sampled runs share, named on stderr)",
     )
+    add_thresholds_option(parser, LEADERBOARD_THRESHOLDS, help="τ of the G-Pass@k_τ columns (default 0.5 0.75 1.0)")
     parser.add_argument(
-        "--thresholds",
-        type=float,
+        "--benchmarks",
         nargs="+",
-        default=list(LEADERBOARD_THRESHOLDS),
-        metavar="TAU",
-        help="τ of the G-Pass@k_τ columns (default 0.5 0.75 1.0)",
-    )
-    parser.add_argument(
-        "--benchmarks", nargs="+", metavar="NAME", help="only these benchmarks, in this order (canonical names)"
+        action=AddUp,
+        metavar="NAME",
+        help="only these benchmarks, in this order (canonical names)",
     )
     parser.add_argument(
         "--temperature",

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS
+from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS, AddUp, add_k_option, add_thresholds_option
 
 
 def add_parser(subparsers) -> None:
@@ -23,9 +23,16 @@ def add_parser(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("pilot", type=Path, metavar="PILOT", help="the pilot's results file")
-    parser.add_argument("--n", type=int, nargs="+", required=True, metavar="N", help="planned generations per question")
     parser.add_argument(
-        "--questions", type=int, nargs="+", metavar="M", help="planned question counts (default: the pilot's)"
+        "--n", type=int, nargs="+", action=AddUp, required=True, metavar="N", help="planned generations per question"
+    )
+    parser.add_argument(
+        "--questions",
+        type=int,
+        nargs="+",
+        action=AddUp,
+        metavar="M",
+        help="planned question counts (default: the pilot's)",
     )
     parser.add_argument(
         "--target",
@@ -33,8 +40,8 @@ def add_parser(subparsers) -> None:
         metavar="POINTS",
         help="target half-width in percentage points: print the smallest n per metric",
     )
-    parser.add_argument("--k", type=int, nargs="+", metavar="K", help="k values (default: the pilot's)")
-    parser.add_argument("--thresholds", type=float, nargs="+", metavar="TAU", help="tau values (default: the pilot's)")
+    add_k_option(parser, help="k values (default: the pilot's)")
+    add_thresholds_option(parser, None, help="tau values (default: the pilot's)")
     parser.add_argument("--level", type=float, default=0.95, help="interval level (default %(default)s)")
     parser.add_argument(
         "--fixed-questions",

@@ -14,6 +14,7 @@ from gpassk_opencompass.cli import (
     EXIT_OK,
     EXIT_USAGE,
     SUBCOMMANDS,
+    add_k_option,
     exit_codes_epilog,
     stopped,
 )
@@ -49,7 +50,7 @@ def add_parser(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("run", metavar="RUN", help="an OpenCompass run, predictions folder or predictions file")
-    parser.add_argument("--k", type=int, nargs="+", metavar="K", help="replace the run's k (each <= n)")
+    add_k_option(parser, help="replace the run's k (each <= n)")
     parser.add_argument("--output", metavar="DIR", help="the run directory to write (default: <RUN>_rejudged)")
     add_judge_options(parser)
     add_metric_options(parser)

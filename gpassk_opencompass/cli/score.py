@@ -15,12 +15,14 @@ from gpassk_opencompass.cli import (
     EXIT_JUDGE_FAILED,
     EXIT_OK,
     EXIT_USAGE,
+    EXIT_WRITE_FAILED,
     SUBCOMMANDS,
+    add_k_option,
     add_thresholds_option,
     exit_codes_epilog,
     stopped,
 )
-from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.errors import InputError, WriteError
 
 EXAMPLES = """examples:
   gpassk score generations.jsonl --k 4 8 16
@@ -73,7 +75,7 @@ def add_parser(subparsers) -> None:
         default=AUTO,
         help="the input's format (default: auto, detected from the file): " + ", ".join(FORMATS),
     )
-    parser.add_argument("--k", type=int, nargs="+", required=True, metavar="K", help="draws (each <= n)")
+    add_k_option(parser, required=True)
     parser.add_argument(
         "--output",
         metavar="FILE",
@@ -332,6 +334,11 @@ def run(args: argparse.Namespace) -> int:
         what, code = stopped(stop)
         say(f"gpassk score: {what}; {kept}; run the same command again to resume")
         return code
+    except (
+        WriteError
+    ) as error:  # the output (the verdicts are in the cache), or the cache itself (it says what it kept)
+        say(f"gpassk score: error: {clause(error)}{'' if error.path == str(cache) else f'; {kept}'}")
+        return EXIT_WRITE_FAILED
     incomplete = result.unresolved > 0
     if incomplete:
         say(

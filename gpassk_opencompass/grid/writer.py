@@ -35,7 +35,13 @@ from mmengine.config import Config
 from gpassk_opencompass import __version__
 from gpassk_opencompass.catalog import get_benchmark
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import open_regular, read_json_file, write_text_atomic
+from gpassk_opencompass.files import (
+    check_replaceable,
+    check_writable_folder,
+    open_regular,
+    read_json_file,
+    write_text_atomic,
+)
 from gpassk_opencompass.grid.python_source import ImportPath, python_source
 from gpassk_opencompass.grid.spec import (
     SERVERS,
@@ -296,14 +302,19 @@ def write(files: Sequence[PlannedFile], out_dir: str | os.PathLike, force: bool 
 
     Raises:
         FileExistsError: some files exist and ``force`` is false.
+        InputError: ``out_dir`` is not a folder, or a planned file is there and is not a regular file
+            (``files.check_replaceable``); nothing is written.
     """
+    directory = Path(out_dir)
+    check_writable_folder("the output folder", directory)
+    for file in files:  # nothing read or written unless every file can be written: a regular file or none
+        check_replaceable(None, directory / file.name)
     clashes = existing(files, out_dir)
     if clashes and not force:
         raise FileExistsError(
             f"{len(clashes)} of the {len(files)} files already exist in {out_dir} "
             f"(first: {clashes[0]}); nothing was written. Pass --force to overwrite them"
         )
-    directory = Path(out_dir)
     planned = {file.name for file in files}
     stale = sorted((name for name in _previous_files(directory) if name not in planned), key=str)
     directory.mkdir(parents=True, exist_ok=True)

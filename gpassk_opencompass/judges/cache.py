@@ -16,10 +16,12 @@ without one (written before replies cut by the token limit were told apart)
 or with ``"length"`` is not trusted: it is skipped, counted in
 ``stale_lines``, and asked again.
 
-A verdict cache is an empty file or one whose first line is a verdict
+A verdict cache is a regular file, empty or with a verdict on its first line
 (``{"key": "<sha256>", "correct": true|false, "reason": "...", ...}``):
 :func:`check_cache_file` refuses any other existing file before it is opened,
-so a mistyped ``--cache results.json`` is never appended to.
+so a mistyped ``--cache results.json`` is never appended to, and a device or a
+FIFO never opened (``files.check_replaceable``). A write the disk refuses is one
+``WriteError`` line; the verdicts written before it are kept.
 
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "verdicts.jsonl"
@@ -38,10 +40,18 @@ import hashlib
 import json
 import os
 import pathlib
+import stat
 from dataclasses import dataclass
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import UnreadableJSON, load_json_text, open_regular, read_raw_lines
+from gpassk_opencompass.files import (
+    UnreadableJSON,
+    check_replaceable,
+    failing_write,
+    load_json_text,
+    open_regular,
+    read_raw_lines,
+)
 from gpassk_opencompass.judges.types import text_bytes, valid_unicode
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact_data
@@ -74,7 +84,8 @@ class VerdictCache:
         path: the cache file; created (with its directory) if missing.
 
     Raises:
-        InputError: ``path`` exists and is not a verdict cache (:func:`check_cache_file`).
+        InputError: ``path`` exists and is not a verdict cache (:func:`check_cache_file`), or is not a
+            regular file (a device, a FIFO: checked again on the open descriptor).
 
     Attributes:
         skipped_lines: unreadable lines met while loading.
@@ -89,7 +100,13 @@ class VerdictCache:
         self._entries: dict[str, CachedVerdict] = {}
         self.skipped_lines = 0
         self.stale_lines = 0
-        self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        # O_NONBLOCK: should a FIFO replace the file since the check, opening it cannot hang; fstat refuses it
+        self._fd: int | None = os.open(
+            self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o644
+        )
+        if not stat.S_ISREG(os.fstat(self._fd).st_mode):
+            self.close()
+            check_replaceable(None, self.path)  # says what it is
         self._load()
 
     def __len__(self) -> int:
@@ -168,8 +185,11 @@ class VerdictCache:
             if size and os.pread(self._fd, 1, size - 1) != b"\n":
                 data = b"\n" + data  # end a torn last line first
             written = 0
-            while written < len(data):
-                written += os.write(self._fd, data[written:])
+            with failing_write(
+                self.path, left="the verdicts written before it are kept (the same command asks only for the others)"
+            ):
+                while written < len(data):
+                    written += os.write(self._fd, data[written:])
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
 
@@ -195,7 +215,8 @@ def check_cache_file(path: str | os.PathLike) -> None:
     gpassk_opencompass.errors.InputError: .../results.json is not a verdict cache (its first line is not a verdict); appending verdicts would corrupt it
     >>> check_cache_file(results.with_name("new.jsonl"))  # missing: created on open
     """
-    if not os.path.lexists(path):
+    check_replaceable(None, path)  # a regular file or none: never a device or a FIFO (which would block the open)
+    if not os.path.exists(path):  # created on open (through a dangling symlink too)
         return
     with open_regular(path) as file:
         first = file.readline(FIRST_LINE_LIMIT)

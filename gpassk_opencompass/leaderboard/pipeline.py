@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TextIO
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import check_not_input, write_text_atomic
+from gpassk_opencompass.files import check_not_input, check_writable_file, check_writable_folder, write_text_atomic
 from gpassk_opencompass.leaderboard.collect import collect_runs
 from gpassk_opencompass.leaderboard.published import DEFAULT_TOLERANCE, compare_with_published, load_published
 from gpassk_opencompass.leaderboard.ranking import (
@@ -128,7 +128,8 @@ def output_targets(request: LeaderboardRequest) -> list[tuple[Path | None, str]]
     """``(path, or None for stdout; format)`` of every output, checked before any work.
 
     Raises:
-        InputError: ``--format`` with several files, an unknown suffix, a folder that does not exist.
+        InputError: ``--format`` with several files, an unknown suffix, an output that cannot be written
+            (``files.check_writable_file``: a missing folder, a device, a FIFO).
     """
     if request.fmt is not None and request.fmt not in FORMATS:
         raise InputError(f"unknown format {request.fmt!r}; use one of {', '.join(sorted(FORMATS))}")
@@ -139,8 +140,7 @@ def output_targets(request: LeaderboardRequest) -> list[tuple[Path | None, str]]
     targets: list[tuple[Path | None, str]] = []
     for path in request.files:
         fmt = request.fmt or format_for_path(path)
-        if not path.parent.is_dir():
-            raise InputError(f"cannot write {str(path)!r}: folder {str(path.parent)!r} does not exist")
+        check_writable_file("--output", path)
         targets.append((path, fmt))
     for fmt in dict.fromkeys(fmt for _, fmt in targets):
         require_extra(f"the {fmt} format", True, *EXTRAS.get(fmt, ()))
@@ -148,7 +148,8 @@ def output_targets(request: LeaderboardRequest) -> list[tuple[Path | None, str]]
 
 
 def check_request(request: LeaderboardRequest) -> list[tuple[Path | None, str]]:
-    """Every option checked, before any results file is read; returns the output targets.
+    """Every option checked, before any results file is read (``--plots`` a folder, or one that can be made);
+    returns the output targets.
 
     Raises:
         InputError: one line naming the bad option.
@@ -156,6 +157,8 @@ def check_request(request: LeaderboardRequest) -> list[tuple[Path | None, str]]:
     targets = output_targets(request)
     leaderboard_columns(16 if request.k is None else request.k, request.thresholds)  # k and τ
     require_extra("--plots", request.plots, "matplotlib")
+    if request.plots is not None:
+        check_writable_folder("--plots", request.plots)
     if request.tolerance < 0:
         raise InputError(f"--tolerance must be >= 0, got {request.tolerance:g}")
     if request.significance is not None:

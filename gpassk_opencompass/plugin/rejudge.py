@@ -30,7 +30,13 @@ if TYPE_CHECKING:
 from opencompass.registry import MODELS
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import check_not_inside, read_bytes_bounded, write_bytes_atomic
+from gpassk_opencompass.files import (
+    check_not_inside,
+    check_replaceable,
+    check_writable_folder,
+    read_bytes_bounded,
+    write_bytes_atomic,
+)
 from gpassk_opencompass.plugin.config_types import resolve_config_types
 from gpassk_opencompass.plugin.runs import (
     MAX_CONFIG_BYTES,
@@ -197,6 +203,7 @@ def rejudge(
             raise InputError(str(error)) from None
     prepared = []
     for target in targets:  # every check before the first judgment
+        check_replaceable("--output", _results_path(output_dir, target))  # OpenCompass writes it: a file or none
         dataset_cfg = with_judge(target.dataset_cfg, evaluator, ks)
         n = dataset_cfg.get("n", 1)
         if ks is not None and max(ks) > n:
@@ -220,7 +227,7 @@ def rejudge(
             configs / target.config_path.name,
             read_bytes_bounded(target.config_path, MAX_CONFIG_BYTES, "a dumped OpenCompass config"),
         )
-        result = output_dir / "results" / target.model_abbr / f"{target.dataset_abbr}.json"
+        result = _results_path(output_dir, target)
         reason = _why_judge_again(result, asked, dataset_cfg.get("k", 1)) if result.is_file() else None
         if reason is not None:  # OpenCompass skips a dataset whose results file exists
             from gpassk_opencompass.log import logger
@@ -324,6 +331,11 @@ def _prior(record) -> list[float] | None:
     return list(priors.pop()) if len(priors) == 1 else None
 
 
+def _results_path(output_dir: Path, target: RejudgeTarget) -> Path:
+    """Where OpenCompass's eval task writes ``target``'s results in ``output_dir``."""
+    return output_dir / "results" / target.model_abbr / f"{target.dataset_abbr}.json"
+
+
 def _instantiate_evaluator(dataset_cfg: Mapping) -> GPassKEvaluator:
     """Build the evaluator now so a bad judge setting fails before anything runs; it says what will judge."""
     from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
@@ -384,8 +396,7 @@ def rejudge_run(
 
     targets = find_targets(path)
     output_dir = Path(output_dir) if output_dir is not None else default_output(targets)
-    if output_dir.exists() and not output_dir.is_dir():
-        raise InputError(f"--output {output_dir} is a file; give a directory for the re-judged run")
+    check_writable_folder("--output", output_dir)
     from gpassk_opencompass.log import logger
 
     for target in targets:

@@ -686,6 +686,7 @@ def score_file(
             missing or malformed file, clashing or unwritable paths, an existing
             cache file that is not a verdict cache, a bad request.
         JudgeError: the judge cannot serve the run (verdicts so far are in the cache).
+        WriteError: the file system refused to write ``output`` or the cache (as :func:`score`).
     """
     from gpassk_opencompass.scoring.readers import format_of, input_files, read_questions
 
@@ -794,6 +795,8 @@ def score(
     Raises:
         InputError: a bad input, path or setting, before anything is judged.
         JudgeError: a judge model cannot serve the run (verdicts so far are in the cache).
+        WriteError: the file system refused to write ``output`` or the cache (disk full, file too large,
+            permission): nothing partial is left, and the verdicts that reached the cache are kept.
 
     The metric card's interface: the G-Pass@k metric card's worked example (16 predictions,
     reference ``a``, k = 4 and 8, ``check_correct_fn = lambda pred, ref: pred == ref``) is
