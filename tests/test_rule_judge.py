@@ -293,9 +293,26 @@ def test_a_timed_out_comparison_is_decided_by_a_numeric_check(
 ):
     verdict = rule_verdict(reference, extracted, timeout=3)
     assert verdict.correct is correct, verdict.reason
-    assert verdict.reason.startswith("math-verify: comparison timed out after 3s; ") and said in verdict.reason
+    # a power of degree 2023 in what math-verify would compare is not handed to it at all (rule.expanding_power)
+    not_asked = "math-verify not asked: comparing would expand a power of degree 2023; "
+    assert verdict.reason.startswith(("math-verify: comparison timed out after 3s; ", not_asked)), verdict.reason
+    assert said in verdict.reason
     if correct is None:
         assert verdict.reason.endswith(UNDECIDED_HINT)
+
+
+def test_a_power_sympy_would_expand_is_decided_numerically_without_math_verify(monkeypatch):
+    """math-verify's time limit is a signal that sympy's expansion of (e^{2ix}-1)^{2023} can swallow (a test run hung
+    on it for 13 minutes): such a comparison is never started, and the numeric check decides it."""
+    import math_verify
+
+    def no_verify(*args, **kwargs):
+        raise AssertionError("math-verify's verify was called")
+
+    monkeypatch.setattr(math_verify, "verify", no_verify)
+    verdict = rule_verdict("-1", r"\frac{(e^{2ix}-1)^{2023}}{(e^{2ix}+1)^{2023}}")
+    assert verdict.correct is False
+    assert verdict.reason.startswith("math-verify not asked: comparing would expand a power of degree 2023; at ")
 
 
 def test_the_numeric_check_compares_values_computed_independently():

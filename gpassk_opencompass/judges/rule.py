@@ -231,8 +231,14 @@ def _math_verify_verdict(reference: str, extracted: str, value: str, timeout: in
     if not gold or not target:
         side = "reference" if not gold else "answer"
         return Verdict(False, extracted, f"math-verify: nothing to compare in the {side}", "rule")
-    timed_out: tuple | None = None  # the first pair whose comparison timed out
+    timed_out: tuple | None = None  # the first pair whose comparison timed out (or was not asked: too big)
+    timed = f"math-verify: comparison timed out after {timeout}s"
     for gold_form, target_form in itertools.product(gold, target):
+        power = expanding_power(gold_form, target_form)
+        if power is not None:  # sympy would expand it past the timeout, which it does not always keep
+            timed_out = timed_out or (gold_form, target_form)
+            timed = f"math-verify not asked: comparing would expand {power}"
+            continue
         try:
             if verify(gold_form, target_form, timeout_seconds=timeout, raise_on_error=True):
                 return Verdict(True, extracted, "math-verify: equivalent", "rule")
@@ -243,7 +249,6 @@ def _math_verify_verdict(reference: str, extracted: str, value: str, timeout: in
             logger.debug("math-verify failed comparing {!r} with {!r}: {}", reference, extracted, type(error).__name__)
     if timed_out is None:
         return Verdict(False, extracted, "math-verify: not equivalent", "rule")
-    timed = f"math-verify: comparison timed out after {timeout}s"
     found = numeric_difference(*timed_out, timeout=timeout)
     if found.differ:
         return Verdict(False, extracted, f"{timed}; {found.said}: not equal", "rule")
@@ -334,6 +339,35 @@ def numeric_difference(gold, target, *, timeout: int) -> Sample:
     except (TypeError, ValueError, ArithmeticError, RecursionError) as error:
         return Sample(None, f"no numeric check: evaluating {at}failed ({type(error).__name__})")
     return Sample(differ, f"{read}{at}{values_said}")
+
+
+#: The highest power of an expression in a variable handed to math-verify: sympy expands a larger one term by term
+#: (``(e^{2ix}-1)^{2023}``: tens of minutes), and its time limit, a signal, is lost when sympy catches it.
+MAX_SYMBOLIC_DEGREE = 100
+
+
+def expanding_power(gold, target) -> str | None:
+    r"""The power of degree over :data:`MAX_SYMBOLIC_DEGREE` of a non-constant base that comparing ``target``
+    with ``gold`` would make sympy expand (in the side math-verify compares), or ``None``.
+
+    >>> from sympy import Eq, Integer, Symbol, exp, I
+    >>> x, gold = Symbol("x"), Integer(-1)
+    >>> expanding_power(gold, (exp(2 * I * x) - 1) ** 2023)
+    'a power of degree 2023'
+    >>> expanding_power(gold, Eq((exp(2 * I * x) - 1) ** 2023, -1)), expanding_power(gold, Integer(2) ** 2023)
+    (None, None)
+    """
+    from sympy import Basic, Pow
+
+    if not (isinstance(gold, Basic) and isinstance(target, Basic)):
+        return None
+    compared = _as_compared(gold, target)[1][-1]  # an equation answered to a number: its right-hand side
+    degrees = [
+        abs(int(power.exp))
+        for power in compared.atoms(Pow)
+        if power.exp.is_Integer and not power.base.is_number and abs(int(power.exp)) > MAX_SYMBOLIC_DEGREE
+    ]
+    return f"a power of degree {max(degrees)}" if degrees else None
 
 
 def _as_compared(gold, target) -> tuple:
