@@ -79,7 +79,13 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from gpassk_opencompass.errors import clause
 from gpassk_opencompass.judges.prompts import judge_protocol
-from gpassk_opencompass.judges.transport import RedirectRefused, ReplyTooLarge, TransportFault, judge_http_client
+from gpassk_opencompass.judges.transport import (
+    RedirectRefused,
+    ReplyTooLarge,
+    TransportFault,
+    connection_failed,
+    judge_http_client,
+)
 from gpassk_opencompass.judges.types import JudgeSettings
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact
@@ -378,7 +384,7 @@ class _Endpoint:
             cause = error.__cause__
             if isinstance(cause, (TransportFault, RedirectRefused)):
                 raise cause from None
-            raise TransportFault(f"connection failed ({type(cause or error).__name__}: {cause or 'closed'})") from None
+            raise TransportFault(connection_failed(cause or error)) from None
         except (ValueError, RecursionError, openai.APIResponseValidationError) as error:
             raise TransportFault(f"reply is not JSON ({type(error).__name__}: {str(error)[:80]})") from None
 

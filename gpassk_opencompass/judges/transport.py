@@ -19,16 +19,20 @@ and holds every reply to two bounds the HTTP client alone does not give:
   judge.
 
 The third bound, a total deadline per request, is the caller's
-(``asyncio.wait_for`` around each ``openai`` call, in
+(a deadline around each ``openai`` call, in
 :mod:`~gpassk_opencompass.judges.llm`): httpx's own timeout is per read.
 
 Both exceptions are ``httpx2.TransportError`` subclasses raised inside the
 transport, so ``openai`` raises them as ``openai.APIConnectionError`` with the
-original as ``__cause__``; :class:`TransportFault` means a retry may help.
+original as ``__cause__``; :class:`TransportFault` means a retry may help. A
+connection that fails (dropped, refused, answered with something that is not
+HTTP) is a :class:`TransportFault` naming aiohttp's error: the aiohttp
+adapter would report it as a timeout, or not translate it at all.
 """
 
 from __future__ import annotations
 
+import asyncio
 import zlib
 from urllib.parse import urljoin, urlsplit
 
@@ -69,17 +73,31 @@ class BoundedTransport(httpx2.AsyncBaseTransport):
         )
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        import aiohttp  # as openai above
+
         request.headers["Accept-Encoding"] = "gzip, deflate"
-        response = await self._inner.send(request, stream=True, follow_redirects=False)
+        if request.url.userinfo:
+            # The client has made the URL's user:password its Authorization header, as it does for any transport;
+            # aiohttp would read them from the URL again and refuse the two together.
+            request.url = request.url.copy_with(userinfo=b"")
         try:
-            if 300 <= response.status_code < 400:
-                raise RedirectRefused(
-                    _redirect_message(str(request.url), response.status_code, response.headers.get("location", "")),
-                    request=request,
-                )
-            body = await read_bounded(response)
-        finally:
-            await response.aclose()
+            response = await self._inner.send(request, stream=True, follow_redirects=False)
+            try:
+                if 300 <= response.status_code < 400:
+                    raise RedirectRefused(
+                        _redirect_message(str(request.url), response.status_code, response.headers.get("location", "")),
+                        request=request,
+                    )
+                body = await read_bounded(response)
+            finally:
+                await response.aclose()
+        except httpx2.TimeoutException as error:
+            # openai's aiohttp adapter raises every dropped or refused connection as a ConnectTimeout
+            if error.__cause__ is None or isinstance(error.__cause__, asyncio.TimeoutError):
+                raise
+            raise TransportFault(connection_failed(error.__cause__)) from None
+        except aiohttp.ClientError as error:  # what the adapter does not translate: a reply that is not HTTP
+            raise TransportFault(connection_failed(error)) from None
         headers = [(name, value) for name, value in response.headers.multi_items() if name.lower() not in _BODY_HEADERS]
         return httpx2.Response(
             response.status_code,
@@ -93,6 +111,15 @@ class BoundedTransport(httpx2.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+def connection_failed(cause: BaseException) -> str:
+    """Why a request got no reply: the connection's failure, named.
+
+    >>> connection_failed(ConnectionResetError("Connection reset by peer"))
+    'connection failed (ConnectionResetError: Connection reset by peer)'
+    """
+    return f"connection failed ({type(cause).__name__}: {str(cause) or 'closed'})"
 
 
 def judge_http_client(connections: int) -> httpx2.AsyncClient:
