@@ -56,6 +56,7 @@ import time
 
 from loguru import logger
 
+import gpassk_opencompass
 from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items, rule_verdict
 from gpassk_opencompass.judges.workers import judge_by_rule
 from opencompass_side import ROOT, livemathbench_evaluator, loopback_endpoint
@@ -129,8 +130,6 @@ def time_version(folder: pathlib.Path, url: str, judgments: int, concurrency: in
 
 def measure(url: str, judgments: int, concurrency: int) -> None:
     """The child's side of :func:`time_version`: one JSON line of figures."""
-    import gpassk_opencompass
-
     elapsed, cpu, report = time_ours(distinct_items(judgments), url, concurrency)
     print(
         json.dumps(
@@ -243,6 +242,9 @@ def main() -> None:
     if args.measure:
         measure(args.measure, args.judgments, args.concurrency)
         return
+    package = pathlib.Path(gpassk_opencompass.__file__).resolve().parent
+    if not package.is_relative_to(ROOT):
+        sys.exit(f"this would time {package}, not this tree's package: run with PYTHONPATH={ROOT}")
 
     distinct = distinct_items(args.judgments)
     batch = livemathbench_items()
