@@ -14,7 +14,7 @@ import sys
 from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items
 from loopback_judge import exact_match_judge
 
-JUDGMENTS = 240
+JUDGMENTS = 160
 
 
 def calls_per_judgment(server, concurrency: int, judgments: int = JUDGMENTS) -> float:
