@@ -4,8 +4,11 @@ Real HTTP servers on 127.0.0.1 (tests/loopback_openai.py); no timing assertions:
 scheduled delays are recorded, memory is measured with tracemalloc.
 """
 
+import contextlib
 import io
 import json
+import socket
+import threading
 import tracemalloc
 import zlib
 
@@ -88,6 +91,8 @@ def test_an_oversized_reply_is_refused_with_bounded_memory(loopback_openai, kind
     else:  # ~130 KB on the wire, 128 MiB inflated
         raw = Raw(gzip_bomb(128 * 2**20), (("Content-Encoding", "gzip"),))
     server = loopback_openai(lambda body: raw)
+    # a first judgment, so that what the first use of the client imports is not counted
+    judge_items(ITEMS, settings_for(loopback_openai(exact_match_judge)), progress=False)
     tracemalloc.start()
     try:
         report = judge_items(ITEMS, settings_for(server, max_retries=0), progress=False)
@@ -152,6 +157,47 @@ def test_an_unreadable_reply_is_a_fault_not_a_verdict(loopback_openai, raw, reas
     (verdict,) = judge_items(ITEMS, settings_for(server, max_retries=1), progress=False).verdicts
     assert verdict.correct is None and "after 2 attempt(s)" in verdict.reason and reason in verdict.reason
     assert len(server.requests) == 2
+
+
+def test_a_dropped_connection_is_named_as_one_not_as_a_timeout(loopback_openai):
+    server = loopback_openai(lambda body: Fault(drop=True))
+    (verdict,) = judge_items(ITEMS, settings_for(server, max_retries=1), progress=False).verdicts
+    assert verdict.correct is None and "after 2 attempt(s)" in verdict.reason
+    assert "connection failed (ServerDisconnectedError" in verdict.reason, verdict.reason
+
+
+@pytest.fixture
+def not_http_url():
+    """The URL of a TCP server on 127.0.0.1 that answers every connection with an SSH banner, not HTTP."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def answer():
+        with contextlib.suppress(OSError):  # the listener closed: the test is over
+            while True:
+                connection, _ = listener.accept()
+                with connection:
+                    connection.recv(65536)
+                    connection.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
+
+    threading.Thread(target=answer, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    listener.close()
+
+
+def test_a_server_that_does_not_speak_http_cannot_be_reached_in_one_line(not_http_url):
+    with pytest.raises(JudgeError) as raised:
+        judge_items(ITEMS, JudgeSettings(kind="llm", urls=(not_http_url,), model=MODEL), progress=False)
+    message = str(raised.value)
+    assert message.startswith(f"cannot reach the judge server at {not_http_url}: connection failed (")
+    assert "SSH-2.0" in message and "\n" not in message
+
+
+def test_a_refused_connection_is_named_as_one_not_as_a_timeout():
+    with socket.create_server(("127.0.0.1", 0)) as closed:
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"
+    with pytest.raises(JudgeError) as raised:
+        judge_items(ITEMS, JudgeSettings(kind="llm", urls=(url,), model=MODEL), progress=False)
+    assert str(raised.value).startswith(f"cannot reach the judge server at {url}: connection failed (")
 
 
 def test_a_redirect_to_another_host_is_refused_naming_both(loopback_openai):

@@ -1,6 +1,7 @@
 """The LLM and cascade judges against real HTTP servers on 127.0.0.1."""
 
 import asyncio
+import base64
 import collections
 import io
 import threading
@@ -245,6 +246,15 @@ def test_without_a_key_local_servers_get_EMPTY(loopback_openai, monkeypatch):
     server = loopback_openai(exact_match_judge)
     judge_items(items_for(["12"]), llm(server), progress=False)
     assert authorization(server) == "Bearer EMPTY"
+
+
+def test_credentials_in_the_judge_url_are_sent_as_basic_auth(loopback_openai):
+    # as openai's own client sends them (HTTP basic auth from the URL's user:password), through the bounded transport
+    server = loopback_openai(exact_match_judge)
+    url = server.url.replace("http://", "http://alice:pa55word@")
+    report = judge_items(items_for(["12", "13"]), llm(server, urls=(url,)), progress=False)
+    assert [verdict.correct for verdict in report.verdicts] == [True, False]
+    assert authorization(server) == "Basic " + base64.b64encode(b"alice:pa55word").decode()
 
 
 def test_cascade_asks_the_model_only_what_the_rule_judge_cannot_confirm(loopback_openai):

@@ -1,9 +1,13 @@
 """Bounded HTTP for the LLM judge: size caps and no redirects, under the ``openai`` client.
 
-:func:`judge_http_client` builds the ``httpx.AsyncClient`` handed to
-``openai.AsyncOpenAI(http_client=...)``.  Its transport,
-:class:`BoundedTransport`, wraps ``httpx.AsyncHTTPTransport`` and holds every
-reply to two bounds the HTTP client alone does not give:
+:func:`judge_http_client` builds the ``httpx2.AsyncClient`` (the HTTP library
+``openai`` is built on) handed to ``openai.AsyncOpenAI(http_client=...)``.
+Its transport, :class:`BoundedTransport`, sends each request through
+``openai.DefaultAioHttpClient`` -- openai's aiohttp-backed client, whose
+connection pool hands out a free connection in constant time (httpx's pool
+probes every idle connection's socket at each request and each reply: the
+client's CPU then grows with the concurrency, see ``docs/benchmarks.md``) --
+and holds every reply to two bounds the HTTP client alone does not give:
 
 * **a size cap**: at most :data:`MAX_REPLY_BYTES` are read off the wire *and*
   at most that many after decompression -- it asks for ``gzip, deflate`` only,
@@ -15,20 +19,24 @@ reply to two bounds the HTTP client alone does not give:
   judge.
 
 The third bound, a total deadline per request, is the caller's
-(``asyncio.wait_for`` around each ``openai`` call, in
+(a deadline around each ``openai`` call, in
 :mod:`~gpassk_opencompass.judges.llm`): httpx's own timeout is per read.
 
-Both exceptions are ``httpx.TransportError`` subclasses raised inside the
+Both exceptions are ``httpx2.TransportError`` subclasses raised inside the
 transport, so ``openai`` raises them as ``openai.APIConnectionError`` with the
-original as ``__cause__``; :class:`TransportFault` means a retry may help.
+original as ``__cause__``; :class:`TransportFault` means a retry may help. A
+connection that fails (dropped, refused, answered with something that is not
+HTTP) is a :class:`TransportFault` naming aiohttp's error: the aiohttp
+adapter would report it as a timeout, or not translate it at all.
 """
 
 from __future__ import annotations
 
+import asyncio
 import zlib
 from urllib.parse import urljoin, urlsplit
 
-import httpx
+import httpx2
 
 #: Largest reply accepted, in bytes, both as sent and after decompression.
 MAX_REPLY_BYTES = 4 * 2**20
@@ -37,7 +45,7 @@ _INFLATED = ("gzip", "x-gzip", "deflate")
 _BODY_HEADERS = ("content-encoding", "content-length", "transfer-encoding")
 
 
-class TransportFault(httpx.TransportError):
+class TransportFault(httpx2.TransportError):
     """The request got no usable reply (oversized or unreadable body): a retry may help."""
 
 
@@ -45,36 +53,53 @@ class ReplyTooLarge(TransportFault):
     """The reply's body, sent or inflated, is over the size limit: a judge that keeps doing it is misconfigured."""
 
 
-class RedirectRefused(httpx.TransportError):
+class RedirectRefused(httpx2.TransportError):
     """The server answered with a redirect; it is not followed."""
 
 
-class BoundedTransport(httpx.AsyncBaseTransport):
-    """``httpx.AsyncHTTPTransport`` with replies read whole, decompressed, size-capped; redirects refused.
+class BoundedTransport(httpx2.AsyncBaseTransport):
+    """``openai.DefaultAioHttpClient`` with replies read whole, decompressed, size-capped; redirects refused.
 
     Args:
         connections: most connections kept open at once.
     """
 
     def __init__(self, connections: int) -> None:
-        self._inner = httpx.AsyncHTTPTransport(
-            limits=httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+        import openai  # as in judges.llm: importing the judges stays cheap until an LLM judge runs
+
+        self._inner = openai.DefaultAioHttpClient(
+            limits=httpx2.Limits(max_connections=connections, max_keepalive_connections=connections),
+            follow_redirects=False,
         )
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        import aiohttp  # as openai above
+
         request.headers["Accept-Encoding"] = "gzip, deflate"
-        response = await self._inner.handle_async_request(request)
+        if request.url.userinfo:
+            # The client has made the URL's user:password its Authorization header, as it does for any transport;
+            # aiohttp would read them from the URL again and refuse the two together.
+            request.url = request.url.copy_with(userinfo=b"")
         try:
-            if 300 <= response.status_code < 400:
-                raise RedirectRefused(
-                    _redirect_message(str(request.url), response.status_code, response.headers.get("location", "")),
-                    request=request,
-                )
-            body = await read_bounded(response)
-        finally:
-            await response.aclose()
+            response = await self._inner.send(request, stream=True, follow_redirects=False)
+            try:
+                if 300 <= response.status_code < 400:
+                    raise RedirectRefused(
+                        _redirect_message(str(request.url), response.status_code, response.headers.get("location", "")),
+                        request=request,
+                    )
+                body = await read_bounded(response)
+            finally:
+                await response.aclose()
+        except httpx2.TimeoutException as error:
+            # openai's aiohttp adapter raises every dropped or refused connection as a ConnectTimeout
+            if error.__cause__ is None or isinstance(error.__cause__, asyncio.TimeoutError):
+                raise
+            raise TransportFault(connection_failed(error.__cause__)) from None
+        except aiohttp.ClientError as error:  # what the adapter does not translate: a reply that is not HTTP
+            raise TransportFault(connection_failed(error)) from None
         headers = [(name, value) for name, value in response.headers.multi_items() if name.lower() not in _BODY_HEADERS]
-        return httpx.Response(
+        return httpx2.Response(
             response.status_code,
             headers=headers,
             content=body,
@@ -88,17 +113,26 @@ class BoundedTransport(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-def judge_http_client(connections: int) -> httpx.AsyncClient:
+def connection_failed(cause: BaseException) -> str:
+    """Why a request got no reply: the connection's failure, named.
+
+    >>> connection_failed(ConnectionResetError("Connection reset by peer"))
+    'connection failed (ConnectionResetError: Connection reset by peer)'
+    """
+    return f"connection failed ({type(cause).__name__}: {str(cause) or 'closed'})"
+
+
+def judge_http_client(connections: int) -> httpx2.AsyncClient:
     """The HTTP client for one judge URL: :class:`BoundedTransport`, redirects not followed.
 
     Args:
         connections: most connections kept open at once (the concurrency,
             plus room for the model list).
     """
-    return httpx.AsyncClient(transport=BoundedTransport(connections), follow_redirects=False)
+    return httpx2.AsyncClient(transport=BoundedTransport(connections), follow_redirects=False)
 
 
-async def read_bounded(response: httpx.Response, limit: int = MAX_REPLY_BYTES) -> bytes:
+async def read_bounded(response: httpx2.Response, limit: int = MAX_REPLY_BYTES) -> bytes:
     """The body of ``response``, decompressed, refused once it passes ``limit`` bytes sent or inflated.
 
     Raises:
