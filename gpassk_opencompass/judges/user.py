@@ -54,6 +54,7 @@ from typing import Any, cast
 
 from gpassk_opencompass.checks import finite_number
 from gpassk_opencompass.errors import InputError, clause
+from gpassk_opencompass.files import UnreadableFile, open_regular
 from gpassk_opencompass.judges.batch import check_items, judge_stats
 from gpassk_opencompass.judges.cache import VerdictCache, verdict_key
 from gpassk_opencompass.judges.registry import USER_PREFIX
@@ -338,9 +339,9 @@ def _file_digest(path: str) -> bytes:
     """sha256 of a module's source file, read in chunks (``b""`` if it cannot be read)."""
     digest = hashlib.sha256()
     try:
-        with open(path, "rb") as source:
+        with open_regular(path) as source:  # the read door: a module path that is a FIFO never blocks
             while chunk := source.read(1 << 20):
                 digest.update(chunk)
-    except OSError:
+    except (OSError, UnreadableFile):
         return b""
     return digest.digest()
