@@ -25,6 +25,7 @@ import pytest
 from gpassk_opencompass import files
 from gpassk_opencompass.cli import main
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.files import archives
 from gpassk_opencompass.scoring.readers import inspect as inspect_reader
 from leaderboard_workdirs import standard_grid, write_run
 
@@ -232,7 +233,7 @@ def test_an_inspect_log_is_bounded_by_its_total_unpacked_size(tmp_path, method):
     refused(
         gpassk("score", str(path), "--k", "1"),
         f"{path}: unpacks to 2,",
-        f"over the limit of {files.MAX_UNPACKED_BYTES:,} bytes for one input file",
+        f"over the limit of {archives.MAX_UNPACKED_BYTES:,} bytes for one input file",
     )
 
 
@@ -288,7 +289,7 @@ def test_a_lighteval_parquet_is_bounded_by_its_footers_unpacked_size(tmp_path):
 
 def test_an_allocation_failure_is_never_not_readable():
     pyarrow = pytest.importorskip("pyarrow")
-    message = str(files.parquet_unreadable("d.parquet", pyarrow.lib.ArrowMemoryError("malloc of 6 GB failed")))
+    message = str(archives.parquet_unreadable("d.parquet", pyarrow.lib.ArrowMemoryError("malloc of 6 GB failed")))
     assert message.startswith("d.parquet: ran out of memory unpacking it (malloc of 6 GB failed)")
     assert "not a readable" not in message
 

@@ -30,11 +30,11 @@ if TYPE_CHECKING:
 from opencompass.registry import MODELS
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import (
+from gpassk_opencompass.files import read_bytes_bounded
+from gpassk_opencompass.files.writing import (
     check_not_inside,
     check_replaceable,
     check_writable_folder,
-    read_bytes_bounded,
     write_bytes_atomic,
 )
 from gpassk_opencompass.plugin.config_types import resolve_config_types

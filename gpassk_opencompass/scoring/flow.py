@@ -727,7 +727,7 @@ def _check_paths(
     ``inputs``: the files a reader reads for the input (a folder's dump file, an OpenCompass run's parts),
     none of which the output or the cache may be.
     """
-    from gpassk_opencompass.files import check_distinct_paths, check_not_input, check_writable_file
+    from gpassk_opencompass.files.writing import check_distinct_paths, check_not_input, check_writable_file
     from gpassk_opencompass.judges.cache import check_cache_file
 
     output, cache = paths["--output"], judge.cache_path

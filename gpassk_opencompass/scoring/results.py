@@ -1107,7 +1107,7 @@ def write_results(path, results: ResultsFile | Mapping) -> None:
       ]
     }
     """
-    from gpassk_opencompass.files import write_chunks_atomic
+    from gpassk_opencompass.files.writing import write_chunks_atomic
 
     header, rows = read_results(results)._parts()
     text = json.dumps(header, indent=2, ensure_ascii=False)
