@@ -1,17 +1,20 @@
 """The read door (``gpassk_opencompass.files``): every command refuses what is not a regular file, and every read,
 line, document and unpacked byte is bounded before it happens.
 
-Each case runs the real ``gpassk`` in a subprocess with a timeout (a hang fails the test) and, where memory is
-the point, under ``RLIMIT_AS`` of :data:`MEMORY_CAP`: the answer must be one line and exit 2, never a
+Each case runs the real program with a deadline (a hang fails the test): where memory is the point, ``gpassk``
+in a subprocess under ``RLIMIT_AS`` of :data:`MEMORY_CAP`, else ``cli.main`` in this process (:func:`gpassk_here`,
+the same code path without a second interpreter's imports). The answer must be one line and exit 2, never a
 ``MemoryError`` traceback or a "not readable" that is really an allocation failure. The bombs are built here,
 honestly: their metadata tells the truth about what they unpack to.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
+import signal
 import socket
 import struct
 import subprocess
@@ -35,8 +38,8 @@ INSPECT_LOG = Path(__file__).parent / "data" / "inspect" / "gpassk-math-0.3.200.
 REFUSED = "not a regular file; give the file itself"
 
 
-def gpassk(*args: str, cap: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
-    """The real ``gpassk`` command, under :data:`MEMORY_CAP` when ``cap``; a hang past ``timeout`` fails."""
+def gpassk(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """The real ``gpassk`` command in a subprocess under :data:`MEMORY_CAP`; a hang past ``timeout`` fails."""
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
@@ -46,8 +49,37 @@ def gpassk(*args: str, cap: bool = True, timeout: float = 120) -> subprocess.Com
         capture_output=True,
         text=True,
         timeout=timeout,
-        preexec_fn=limit if cap else None,
+        preexec_fn=limit,
     )
+
+
+class Hung(BaseException):
+    """A command still running at its deadline (a BaseException: no ``except Exception`` in the code swallows it)."""
+
+
+@contextlib.contextmanager
+def deadline(seconds: float):
+    """A hang past ``seconds`` fails the test: SIGALRM interrupts a blocking open or read in the main thread."""
+
+    def hung(signum, frame):
+        raise Hung(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def gpassk_here(capsys, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    """``gpassk`` run by ``cli.main`` in this process, as :func:`gpassk` answers it; a hang past ``timeout`` fails."""
+    capsys.readouterr()
+    with deadline(timeout):
+        code = main(list(args))
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(list(args), code, out, err)
 
 
 def refused(completed: subprocess.CompletedProcess, *fragments: str) -> str:
@@ -82,13 +114,15 @@ def fifo(tmp_path) -> Path:
         ["compare", "/dev/zero", "absent.json"],
     ],
 )
-def test_every_command_refuses_a_device_in_one_line(argv):
-    refused(gpassk(*argv), "/dev/zero is a character device, " + REFUSED)
+def test_every_command_refuses_a_device_in_one_line(argv, capsys):
+    refused(gpassk_here(capsys, *argv), "/dev/zero is a character device, " + REFUSED)
 
 
-def test_leaderboard_refuses_a_device_as_its_manifest(tmp_path):
+def test_leaderboard_refuses_a_device_as_its_manifest(tmp_path, capsys):
     write_run(tmp_path / "outputs" / "m@d", "20250101_000000", standard_grid()[:1])
-    refused(gpassk("leaderboard", "--manifest", "/dev/zero", str(tmp_path / "outputs")), "character device")
+    refused(
+        gpassk_here(capsys, "leaderboard", "--manifest", "/dev/zero", str(tmp_path / "outputs")), "character device"
+    )
 
 
 @pytest.mark.parametrize(
@@ -102,29 +136,29 @@ def test_leaderboard_refuses_a_device_as_its_manifest(tmp_path):
         ["plan", "{fifo}", "--n", "4"],
     ],
 )
-def test_a_fifo_is_refused_not_waited_on(tmp_path, fifo, argv):
+def test_a_fifo_is_refused_not_waited_on(tmp_path, fifo, argv, capsys):
     jsonl = tmp_path / "pipe.jsonl"
     os.mkfifo(jsonl)
-    completed = gpassk(*(arg.format(fifo=fifo, jsonl=jsonl) for arg in argv), timeout=60)
+    completed = gpassk_here(capsys, *(arg.format(fifo=fifo, jsonl=jsonl) for arg in argv))
     refused(completed, "is a FIFO (named pipe), " + REFUSED)
 
 
-def test_a_socket_and_a_symlink_to_a_device_are_refused(tmp_path):
+def test_a_socket_and_a_symlink_to_a_device_are_refused(tmp_path, capsys):
     server = socket.socket(socket.AF_UNIX)
     server.bind(str(tmp_path / "s.jsonl"))
     try:
-        refused(gpassk("score", str(tmp_path / "s.jsonl"), "--k", "1"), "s.jsonl is a socket, " + REFUSED)
+        refused(gpassk_here(capsys, "score", str(tmp_path / "s.jsonl"), "--k", "1"), "s.jsonl is a socket, " + REFUSED)
     finally:
         server.close()
     (tmp_path / "gens.jsonl").symlink_to("/dev/zero")
-    refused(gpassk("score", str(tmp_path / "gens.jsonl"), "--k", "1"), "gens.jsonl is a character device")
+    refused(gpassk_here(capsys, "score", str(tmp_path / "gens.jsonl"), "--k", "1"), "gens.jsonl is a character device")
 
 
-def test_a_fifo_named_manifest_json_in_an_outputs_folder_is_skipped_with_a_notice(tmp_path):
+def test_a_fifo_named_manifest_json_in_an_outputs_folder_is_skipped_with_a_notice(tmp_path, capsys):
     outputs = tmp_path / "outputs"
     write_run(outputs / "m@d", "20250101_000000", standard_grid()[:1])
     os.mkfifo(outputs / "manifest.json")
-    completed = gpassk("leaderboard", str(outputs), timeout=60)
+    completed = gpassk_here(capsys, "leaderboard", str(outputs))
     assert completed.returncode == 0, completed.stderr
     assert "manifest.json is a FIFO (named pipe), not a regular file" in completed.stderr
     assert "strong-math-7b" in completed.stdout
@@ -297,7 +331,7 @@ def test_an_allocation_failure_is_never_not_readable():
 # ------------------------------------------------------------------ folder scans
 
 
-def test_the_competition_loader_does_not_follow_a_link_to_a_parent_folder(compass_cache):
+def test_the_competition_loader_does_not_follow_a_link_to_a_parent_folder(compass_cache, capsys):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -307,16 +341,16 @@ def test_the_competition_loader_does_not_follow_a_link_to_a_parent_folder(compas
     pq.write_table(pa.Table.from_pylist(rows), folder / "test-00000.parquet")
     (folder / "sub" / "up").symlink_to(folder)
     (folder / "sub" / "again").symlink_to(folder)
-    completed = gpassk("data", "check", "--no-progress", "BeyondAIME", cap=False, timeout=60)  # two links hung it
+    completed = gpassk_here(capsys, "data", "check", "--no-progress", "BeyondAIME")  # two links hung it
     row = next(line.split() for line in completed.stdout.splitlines() if line.startswith("BeyondAIME"))
     assert "3" in row and "123" not in row, completed.stdout
 
 
-def test_a_fifo_found_in_an_output_folder_is_refused_unopened(tmp_path):
+def test_a_fifo_found_in_an_output_folder_is_refused_unopened(tmp_path, capsys):
     folder = tmp_path / "lm-eval-out" / "model"
     folder.mkdir(parents=True)
     os.mkfifo(folder / "samples_math_2026.jsonl")
     refused(
-        gpassk("score", str(tmp_path / "lm-eval-out"), "--k", "1", "--format", "lm-eval", timeout=60),
+        gpassk_here(capsys, "score", str(tmp_path / "lm-eval-out"), "--k", "1", "--format", "lm-eval"),
         "samples_math_2026.jsonl is a FIFO (named pipe), " + REFUSED,
     )
