@@ -2,19 +2,17 @@
 line, document and unpacked byte is bounded before it happens.
 
 Each case runs the real program with a deadline (a hang fails the test): where memory is the point, ``gpassk``
-in a subprocess under ``RLIMIT_AS`` of :data:`MEMORY_CAP`, else ``cli.main`` in this process (:func:`gpassk_here`,
-the same code path without a second interpreter's imports). The answer must be one line and exit 2, never a
-``MemoryError`` traceback or a "not readable" that is really an allocation failure. The bombs are built here,
+in a subprocess under ``RLIMIT_AS`` of :data:`MEMORY_CAP`, else ``cli.main`` in this process
+(``in_process.run_main``, the same code path without a second interpreter's imports). The answer must be one
+line and exit 2, never a ``MemoryError`` traceback or a "not readable" that is really an allocation failure. The bombs are built here,
 honestly: their metadata tells the truth about what they unpack to.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import resource
-import signal
 import socket
 import struct
 import subprocess
@@ -30,6 +28,7 @@ from gpassk_opencompass.cli import main
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import archives
 from gpassk_opencompass.scoring.readers import inspect as inspect_reader
+from in_process import run_main
 from leaderboard_workdirs import standard_grid, write_run
 
 #: The address space a capped command gets: enough to read and refuse, far less than the bombs would cost.
@@ -51,35 +50,6 @@ def gpassk(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
         timeout=timeout,
         preexec_fn=limit,
     )
-
-
-class Hung(BaseException):
-    """A command still running at its deadline (a BaseException: no ``except Exception`` in the code swallows it)."""
-
-
-@contextlib.contextmanager
-def deadline(seconds: float):
-    """A hang past ``seconds`` fails the test: SIGALRM interrupts a blocking open or read in the main thread."""
-
-    def hung(signum, frame):
-        raise Hung(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, hung)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def gpassk_here(capsys, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    """``gpassk`` run by ``cli.main`` in this process, as :func:`gpassk` answers it; a hang past ``timeout`` fails."""
-    capsys.readouterr()
-    with deadline(timeout):
-        code = main(list(args))
-    out, err = capsys.readouterr()
-    return subprocess.CompletedProcess(list(args), code, out, err)
 
 
 def refused(completed: subprocess.CompletedProcess, *fragments: str) -> str:
@@ -115,14 +85,12 @@ def fifo(tmp_path) -> Path:
     ],
 )
 def test_every_command_refuses_a_device_in_one_line(argv, capsys):
-    refused(gpassk_here(capsys, *argv), "/dev/zero is a character device, " + REFUSED)
+    refused(run_main(capsys, *argv), "/dev/zero is a character device, " + REFUSED)
 
 
 def test_leaderboard_refuses_a_device_as_its_manifest(tmp_path, capsys):
     write_run(tmp_path / "outputs" / "m@d", "20250101_000000", standard_grid()[:1])
-    refused(
-        gpassk_here(capsys, "leaderboard", "--manifest", "/dev/zero", str(tmp_path / "outputs")), "character device"
-    )
+    refused(run_main(capsys, "leaderboard", "--manifest", "/dev/zero", str(tmp_path / "outputs")), "character device")
 
 
 @pytest.mark.parametrize(
@@ -139,7 +107,7 @@ def test_leaderboard_refuses_a_device_as_its_manifest(tmp_path, capsys):
 def test_a_fifo_is_refused_not_waited_on(tmp_path, fifo, argv, capsys):
     jsonl = tmp_path / "pipe.jsonl"
     os.mkfifo(jsonl)
-    completed = gpassk_here(capsys, *(arg.format(fifo=fifo, jsonl=jsonl) for arg in argv))
+    completed = run_main(capsys, *(arg.format(fifo=fifo, jsonl=jsonl) for arg in argv))
     refused(completed, "is a FIFO (named pipe), " + REFUSED)
 
 
@@ -147,18 +115,18 @@ def test_a_socket_and_a_symlink_to_a_device_are_refused(tmp_path, capsys):
     server = socket.socket(socket.AF_UNIX)
     server.bind(str(tmp_path / "s.jsonl"))
     try:
-        refused(gpassk_here(capsys, "score", str(tmp_path / "s.jsonl"), "--k", "1"), "s.jsonl is a socket, " + REFUSED)
+        refused(run_main(capsys, "score", str(tmp_path / "s.jsonl"), "--k", "1"), "s.jsonl is a socket, " + REFUSED)
     finally:
         server.close()
     (tmp_path / "gens.jsonl").symlink_to("/dev/zero")
-    refused(gpassk_here(capsys, "score", str(tmp_path / "gens.jsonl"), "--k", "1"), "gens.jsonl is a character device")
+    refused(run_main(capsys, "score", str(tmp_path / "gens.jsonl"), "--k", "1"), "gens.jsonl is a character device")
 
 
 def test_a_fifo_named_manifest_json_in_an_outputs_folder_is_skipped_with_a_notice(tmp_path, capsys):
     outputs = tmp_path / "outputs"
     write_run(outputs / "m@d", "20250101_000000", standard_grid()[:1])
     os.mkfifo(outputs / "manifest.json")
-    completed = gpassk_here(capsys, "leaderboard", str(outputs))
+    completed = run_main(capsys, "leaderboard", str(outputs))
     assert completed.returncode == 0, completed.stderr
     assert "manifest.json is a FIFO (named pipe), not a regular file" in completed.stderr
     assert "strong-math-7b" in completed.stdout
@@ -341,7 +309,7 @@ def test_the_competition_loader_does_not_follow_a_link_to_a_parent_folder(compas
     pq.write_table(pa.Table.from_pylist(rows), folder / "test-00000.parquet")
     (folder / "sub" / "up").symlink_to(folder)
     (folder / "sub" / "again").symlink_to(folder)
-    completed = gpassk_here(capsys, "data", "check", "--no-progress", "BeyondAIME")  # two links hung it
+    completed = run_main(capsys, "data", "check", "--no-progress", "BeyondAIME")  # two links hung it
     row = next(line.split() for line in completed.stdout.splitlines() if line.startswith("BeyondAIME"))
     assert "3" in row and "123" not in row, completed.stdout
 
@@ -351,6 +319,6 @@ def test_a_fifo_found_in_an_output_folder_is_refused_unopened(tmp_path, capsys):
     folder.mkdir(parents=True)
     os.mkfifo(folder / "samples_math_2026.jsonl")
     refused(
-        gpassk_here(capsys, "score", str(tmp_path / "lm-eval-out"), "--k", "1", "--format", "lm-eval"),
+        run_main(capsys, "score", str(tmp_path / "lm-eval-out"), "--k", "1", "--format", "lm-eval"),
         "samples_math_2026.jsonl is a FIFO (named pipe), " + REFUSED,
     )
