@@ -42,10 +42,17 @@ from gpassk_opencompass.metrics import (
     mg_pass_at_k,
     per_question_values,
 )
-from gpassk_opencompass.uncertainty.resampling import bootstrap_means, seeded_rng, sign_flip_columns, snap_ties
+from gpassk_opencompass.uncertainty.resampling import (
+    EXACT_MAX,
+    N_BOOT_PAIRED,
+    N_PERM,
+    bootstrap_means,
+    seeded_rng,
+    sign_flip_columns,
+    snap_ties,
+)
 
 __all__ = [
-    "N_BOOT_PAIRED",
     "AlignedRuns",
     "PairedDifference",
     "accuracy_key",
@@ -54,10 +61,6 @@ __all__ = [
     "metric_values",
     "paired_comparison",
 ]
-
-#: Bootstrap resamples of the questions behind a paired interval or a rank interval.
-N_BOOT_PAIRED = 2000
-
 
 # --------------------------------------------------------------------------
 # metric keys and per-question values
@@ -320,8 +323,8 @@ def paired_comparison(
     accuracy: bool = True,
     ci: float = CI,
     n_boot: int = N_BOOT_PAIRED,
-    n_perm: int = 10_000,
-    exact_max: int = 20,
+    n_perm: int = N_PERM,
+    exact_max: int = EXACT_MAX,
     seed: int = 0,
 ) -> dict[str, PairedDifference]:
     """Per metric: A minus B, its paired bootstrap interval and sign-flip p-value.

@@ -21,9 +21,12 @@ from gpassk_opencompass.checks import non_negative_int, open_unit, positive_int
 from gpassk_opencompass.defaults import CI
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import int_array
-from gpassk_opencompass.uncertainty.paired import N_BOOT_PAIRED, metric_values
+from gpassk_opencompass.uncertainty.paired import metric_values
 from gpassk_opencompass.uncertainty.resampling import (
     CHUNK_CELLS,
+    EXACT_MAX,
+    N_BOOT_PAIRED,
+    N_PERM,
     bootstrap_means,
     seeded_rng,
     sign_flip_columns,
@@ -195,8 +198,8 @@ def adjacent_significance(
     names=None,
     level: float = 0.05,
     correction: str = "none",
-    n_perm: int = 10_000,
-    exact_max: int = 20,
+    n_perm: int = N_PERM,
+    exact_max: int = EXACT_MAX,
     seed: int = 0,
 ) -> tuple[AdjacentComparison, ...]:
     """For a leaderboard in display order, test each row against the row below it.

@@ -37,6 +37,12 @@ import numpy as np
 from gpassk_opencompass.checks import non_negative_int, positive_int
 from gpassk_opencompass.errors import InputError
 
+#: Bootstrap resamples of the questions behind a paired interval or a rank interval.
+N_BOOT_PAIRED = 2000
+#: Random sign vectors of a Monte Carlo sign-flip test.
+N_PERM = 10_000
+#: The most differing questions whose sign vectors are all enumerated (an exact p-value).
+EXACT_MAX = 20
 #: Sums within this relative distance of the observed one count as "at least as extreme".
 _RELATIVE_TIE = 1e-9
 #: Per-question differences of metric values (in [0, 1], exact to ~1e-14) below this are zero:
@@ -153,7 +159,7 @@ def sign_flip_columns(
     return results  # type: ignore[return-value]
 
 
-def sign_flip_test(differences, *, n_perm: int = 10_000, exact_max: int = 20, seed: int = 0) -> SignFlipTest:
+def sign_flip_test(differences, *, n_perm: int = N_PERM, exact_max: int = EXACT_MAX, seed: int = 0) -> SignFlipTest:
     """Two-sided paired sign-flip permutation test of "the mean of ``differences`` is 0".
 
     Args:
