@@ -71,6 +71,7 @@ def walk(node: ast.AST, in_function: bool = False) -> Iterator[tuple[ast.Import 
         yield from walk(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
 
 
+@functools.cache
 def graph() -> dict[str, set[str]]:
     """Each module's module-level imports of the package's modules."""
     edges: dict[str, set[str]] = {}
