@@ -319,5 +319,5 @@ def test_docs_worked_example():
     beta = bayes_interval_counts(DOC_COUNTS, 16, ks=[4], thresholds=[0.5], method="beta")["G-Pass@4_0.5"]
     assert [round(beta.low, 2), round(beta.high, 2)] == [60.14, 69.58]
     # the bootstrap row of the table (metrics.summarize_uncertainty, not this module)
-    boot = summarize_uncertainty(DOC_COUNTS, 16, ks=[4], thresholds=[0.5], n_boot=4000, seed=0)["G-Pass@4_0.5"]
+    boot = summarize_uncertainty(DOC_COUNTS, 16, k=[4], thresholds=[0.5], n_boot=4000, seed=0)["G-Pass@4_0.5"]
     assert [round(x, 2) for x in (boot.mean, boot.stderr, boot.ci_low, boot.ci_high)] == [65.32, 9.07, 47.17, 81.3]
