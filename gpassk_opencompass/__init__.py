@@ -35,7 +35,7 @@ The library logs nothing until its caller turns its records on
 """
 
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpassk_opencompass.metrics import (
     DEFAULT_THRESHOLDS,
@@ -47,6 +47,14 @@ from gpassk_opencompass.metrics import (
     summarize,
     summarize_uncertainty,
 )
+
+if TYPE_CHECKING:  # the lazy names below, as type checkers see them
+    from gpassk_opencompass.card import EVALUATE_SCRIPT, compute
+    from gpassk_opencompass.judges import Judge, JudgeSettings
+    from gpassk_opencompass.plugin.datasets.livemathbench import LiveMathBenchDataset
+    from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
+    from gpassk_opencompass.scoring.flow import Question, ScoringRequest, judge_settings, score, score_file
+    from gpassk_opencompass.scoring.results import ResultsFile
 
 __version__ = "0.1.0"
 
