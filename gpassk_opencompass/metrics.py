@@ -47,8 +47,6 @@ from gpassk_opencompass.errors import InputError
 
 #: OpenCompass's thresholds, in the order it reports them.
 DEFAULT_THRESHOLDS: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
-#: The metric card's k values: the k of :func:`summarize` (and ``compute``) when none is given, less any above n.
-DEFAULT_K: tuple[int, ...] = (4, 8, 16)
 #: Most generations per question (so also the largest k) accepted: far above any real run, and it keeps
 #: a mistyped ``--n 100000000`` a one-line error instead of gigabytes of tail table.
 MAX_N = 100_000
@@ -58,6 +56,8 @@ MAX_BOOTSTRAP = 100_000
 #: 50 million float64 cells are 400 MB.
 MAX_BOOTSTRAP_CELLS = 50_000_000
 
+#: The metric card's k values: the k of :func:`summarize` (and ``compute``) when none is given, less any above n.
+DEFAULT_K: tuple[int, ...] = (4, 8, 16)
 #: A threshold tau in [0, 1], taken at its decimal value: ``0.5``, ``Fraction(1, 2)``, ``Decimal("0.5")``, ``"0.5"``.
 Tau: TypeAlias = float | Fraction | Decimal | str
 #: What a per-question metric returns: a numpy float for scalar arguments, else an array of them.
