@@ -35,7 +35,7 @@ from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details
 from gpassk_opencompass.checks import positive_ints
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import write_bytes_atomic
-from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
+from gpassk_opencompass.metrics import DEFAULT_K, DEFAULT_THRESHOLDS
 from gpassk_opencompass.render import require_extra
 from gpassk_opencompass.render.reports import to_markdown, write_report
 from gpassk_opencompass.scoring.results import ResultsFile
@@ -50,8 +50,6 @@ from gpassk_opencompass.uncertainty.planner import (
 
 #: The largest n :func:`smallest_n` considers.
 N_MAX = 4096
-#: The k values planned when the pilot records none.
-DEFAULT_KS = (4, 8, 16)
 
 
 @dataclass(frozen=True)
@@ -153,7 +151,7 @@ def plan_results(
     """
     ns = positive_ints(ns, "--n")
     counts = [None] if not questions else positive_ints(questions, "--questions")
-    ks = positive_ints(ks if ks else (pilot.ks or DEFAULT_KS), "--k")
+    ks = positive_ints(ks if ks else (pilot.ks or DEFAULT_K), "--k")
     thresholds = list(thresholds if thresholds else (pilot.thresholds or DEFAULT_THRESHOLDS))
     if target is not None and not (isinstance(target, numbers.Real) and math.isfinite(target) and target > 0):
         raise InputError(f"--target must be a half-width > 0 in percentage points; got {target!r}")
