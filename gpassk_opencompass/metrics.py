@@ -17,16 +17,13 @@ way (means x 100, keys like ``G-Pass@16_0.5``).
 
 How it is computed: for each distinct ``(n, k)`` the whole tail table
 :math:`P(X \ge m)` for every ``c`` in ``[0, n]`` and ``m`` in ``[0, k+1]`` is
-built once (cached), then the answers are gathered by indexing with the
-counts, so the cost for M questions is dominated by reading M counts. The
-table comes from the ratio recurrence (:func:`pmf_from_log_ratios`)
-:math:`P(X=j+1)/P(X=j) = \frac{(c-j)(k-j)}{(j+1)(n-c-k+j+1)}`, accumulated in
-log space outward from the mode and normalised per row, which keeps every
-value within about 1e-14 of the exact rational answer for ``n`` in the
-thousands (no overflow, no NaN). The threshold ``m`` is computed from the
-decimal value of ``tau`` (``0.07`` is 7/100), not by a floating-point
-``ceil``: ``ceil(100 * 0.07)`` is 8 in floating point, but the 7% threshold
-of 100 draws is 7.
+built once (cached), then gathered by indexing with the counts: M questions
+cost about M reads. The table comes from the ratio recurrence
+:math:`P(X=j+1)/P(X=j) = \frac{(c-j)(k-j)}{(j+1)(n-c-k+j+1)}` in log space
+(:func:`pmf_from_log_ratios`): within about 1e-14 of the exact rationals for
+``n`` in the thousands, no overflow, no NaN. The threshold ``m`` is computed
+from the decimal value of ``tau``: ``ceil(100 * 0.07)`` is 8 in floating
+point, but the 7% threshold of 100 draws is 7.
 """
 
 from __future__ import annotations
@@ -164,16 +161,10 @@ def int_array(name: str, value: ArrayLike) -> np.ndarray:
 
 def _first(array: np.ndarray, bad: np.ndarray) -> str:
     """The first offending element, with its position when there are several."""
-    value, position = _first_offender(array, bad)
-    return f"{value!r}" if position is None else f"{value!r} (question {position})"
-
-
-def _first_offender(array: np.ndarray, bad: np.ndarray):
-    """``(value, position)`` of the first offending element; position is None for scalars."""
     if array.size == 1:
-        return array.item(), None
+        return repr(array.item())
     index = tuple(int(i) for i in np.argwhere(bad)[0])
-    return array[index].item(), index[0] if len(index) == 1 else index
+    return f"{array[index].item()!r} (question {index[0] if len(index) == 1 else index})"
 
 
 def _validated(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -197,7 +188,7 @@ def _validated(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> tuple[np.ndarray, np
         mask = bad()
         if mask.any():
             array, n_seen, mask = np.broadcast_arrays(array, n, mask)
-            context = f" with n={_first_offender(n_seen, mask)[0]}" if name != "n" else ""
+            context = f" with n={n_seen[mask][0].item()}" if name != "n" else ""
             raise InputError(f"{name} must satisfy {rule}; got {name}={_first(array, mask)}{context}")
     return n, c, k
 
@@ -503,57 +494,34 @@ def counts_and_n(counts: ArrayLike, n: ArrayLike | None) -> tuple[np.ndarray, np
     return c_array, n_array
 
 
-def _k_values(k: int | Sequence[int]) -> list[int]:
-    """``k`` (one value or several) as a list of ints; non-integers raise :class:`InputError`."""
-    return [int(value) for value in int_array("ks", [k] if isinstance(k, (int, np.integer)) else list(k)).ravel()]
-
-
 def k_or_default(k: int | Sequence[int] | None, n: ArrayLike) -> int | Sequence[int]:
-    """``k`` as given, or the :data:`DEFAULT_K` values every question can draw (at most its ``n``).
+    """``k`` as given, else the :data:`DEFAULT_K` values at most every question's ``n``.
 
-    The metric card's default k is (4, 8, 16), whatever ``n``; where its implementation reports a
-    k above n as 0, here a *default* k above the fewest generations of a question is left out (the
-    number would not be a metric), and a k the caller gave above n is an :class:`InputError`.
-
-    >>> k_or_default(None, 8), k_or_default(None, [16, 48]), k_or_default([2], 8)
-    ((4, 8), (4, 8, 16), [2])
-    >>> k_or_default(None, [3, 5])
-    Traceback (most recent call last):
-    ...
-    gpassk_opencompass.errors.InputError: no default k (4, 8, 16) is at most n=3, the fewest generations of a question; give k (each at most 3)
+    Where the card's implementation reports a k above n as 0, a *default* k above n is left out here (an
+    explicit one is an :class:`InputError`): ``k_or_default(None, 8), k_or_default(None, [16, 48])`` are
+    ``(4, 8), (4, 8, 16)``; with ``n = 3`` no default k is left, an :class:`InputError` that says to give k.
     """
-    if k is not None:
-        return k
-    fewest = int(np.min(n))
-    fitting = tuple(value for value in DEFAULT_K if value <= fewest)
-    if not fitting:
+    fitting = tuple(value for value in DEFAULT_K if value <= int(np.min(n)))
+    if k is None and not fitting:
         raise InputError(
-            f"no default k {DEFAULT_K} is at most n={fewest}, the fewest generations of a question; "
-            f"give k (each at most {fewest})"
+            f"no default k {DEFAULT_K} is at most n={int(np.min(n))}, the fewest generations of a question; "
+            f"give k (each at most {int(np.min(n))})"
         )
-    return fitting
+    return fitting if k is None else k
 
 
-def check_request(k: int | Sequence[int], thresholds: Sequence[Tau]) -> None:
-    """Raise :class:`InputError` unless ``k`` and ``thresholds`` name each k and each tau once, all valid.
+def check_request(k: int | Sequence[int], thresholds: Sequence[Tau]) -> list[int]:
+    """The k values, as ints; :class:`InputError` unless ``k`` and ``thresholds`` name each k and each tau once.
 
     Every caller (``GPassKEvaluator``, ``gpassk score``, ``gpassk calc``) gets this
     through :func:`summarize`; the evaluator also calls it before judging.
 
-    >>> check_request([4, 8, 4], [0.5])
-    Traceback (most recent call last):
-    ...
-    gpassk_opencompass.errors.InputError: ks repeat k=4; give each k once
-    >>> check_request([4], [0.5, 1, 0.50])
-    Traceback (most recent call last):
-    ...
-    gpassk_opencompass.errors.InputError: thresholds repeat tau=0.5; give each tau once
     >>> check_request([4], ["0.5", 0.5])
     Traceback (most recent call last):
     ...
     gpassk_opencompass.errors.InputError: thresholds repeat tau=0.5 (given as '0.5' and 0.5); give each tau once
     """
-    values = _k_values(k)
+    values = [int(value) for value in int_array("ks", [k] if isinstance(k, (int, np.integer)) else list(k)).ravel()]
     if not values:
         raise InputError("ks must name at least one k")
     for value in values:
@@ -576,13 +544,13 @@ def check_request(k: int | Sequence[int], thresholds: Sequence[Tau]) -> None:
             given = f" (given as {seen[exact]!r} and {tau!r})" if repr(seen[exact]) != repr(tau) else ""
             raise InputError(f"thresholds repeat tau={float(exact)!r}{given}; give each tau once")
         seen[exact] = tau
+    return values
 
 
 def _metric_columns(k: int | Sequence[int], thresholds: Sequence[Tau]) -> list[tuple[str, int, Columns]]:
     """``[(key, k, columns_fn)]`` in OpenCompass's order: per k, thresholds then mG."""
-    check_request(k, thresholds)
     plan: list[tuple[str, int, Columns]] = []
-    for value in _k_values(k):
+    for value in check_request(k, thresholds):
         for tau in thresholds:
             plan.append((metric_key(value, tau), value, _g_pass_columns(tau)))
         plan.append((mg_metric_key(value), value, _mg_columns))
@@ -593,8 +561,6 @@ def per_question_values(
     counts: ArrayLike, n: ArrayLike | None, k: int | Sequence[int] | None, thresholds: Sequence[Tau]
 ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Keys, per-question values (questions x metrics, in [0, 1]), counts and n: what :func:`summarize` averages.
-
-    ``k=None`` is :func:`k_or_default`'s.
 
     >>> keys, values, c, n = per_question_values([8, 16], 16, [4], [1.0])
     >>> keys, values.round(6).tolist()
@@ -625,9 +591,8 @@ def summarize(
         counts: correct generations per question (1-D), or a binary
             questions x generations matrix (then ``n`` is its width).
         n: generations per question (int or one per question).
-        k: the k value(s), each ``<= n``; by default the metric card's
-            :data:`DEFAULT_K` (4, 8, 16), less those above the fewest ``n``
-            (:func:`k_or_default`).
+        k: the k value(s), each ``<= n``; by default the metric card's (4, 8, 16),
+            less any above n (:func:`k_or_default`).
         thresholds: the tau values, each in ``[0, 1]``.
 
     Returns:
@@ -647,10 +612,7 @@ def summarize(
     {'G-Pass@2_0.5': 95.0, 'mG-Pass@2': 45.0}
     >>> summarize([1, 2], 4, k=[1], thresholds=[0.5, 1.0])
     {'G-Pass@1_0.5': 37.5, 'G-Pass@1_1.0': 37.5, 'mG-Pass@1': 0.0}
-
-    Without ``k``, four generations per question give the default k = 4 only:
-
-    >>> list(summarize([3, 2], 4, thresholds=[1.0]))
+    >>> list(summarize([3, 2], 4, thresholds=[1.0]))  # of the default k, 4 only: n = 4
     ['G-Pass@4_1.0', 'mG-Pass@4']
     """
     keys, values, _, _ = per_question_values(counts, n, k, thresholds)
