@@ -14,11 +14,11 @@ from exact import exact_g_pass
 from gpassk_opencompass.cli import EXIT_OK, EXIT_USAGE, main
 from gpassk_opencompass.judges import JudgeSettings
 from gpassk_opencompass.judges.types import judge_endpoint
+from gpassk_opencompass.render.score_report import format_report
 from gpassk_opencompass.scoring import (
     SCHEMA_VERSION,
     Question,
     ScoringRequest,
-    format_report,
     load_results,
     read_results,
     score_questions,
@@ -115,29 +115,40 @@ def test_schema_1_and_0_files_read(both):
 @pytest.mark.parametrize(
     "change, message",
     [
-        (lambda d: d.update(unresolved="many"), "the results' unresolved should be a count (an int >= 0), got 'many'"),
-        (lambda d: d["gpassk"].update(complete="no"), "the results' gpassk.complete should be true or false, got 'no'"),
+        (lambda d: d.update(unresolved="many"), "unresolved = 'many': input should be a valid integer"),
+        (lambda d: d["gpassk"].update(complete="no"), "gpassk.complete = 'no': input should be a valid boolean"),
         (lambda d: d["gpassk"].update(schema_version=9), "unknown results schema_version 9"),
-        (lambda d: d["gpassk"].update(k=[0]), "the results' gpassk.k should be a positive int or a list of them"),
-        (lambda d: d["gpassk"].update(n="8"), "the results' gpassk.n should be a positive int, got '8'"),
-        (lambda d: d["gpassk"].update(thresholds=["x"]), "the results' gpassk.thresholds should be a list of numbers"),
-        (lambda d: d["gpassk"].update(benchmark=3), "the results' gpassk.benchmark should be a benchmark name, got 3"),
-        (lambda d: d["gpassk"].update(bounds={"a": [1]}), "the results' gpassk.bounds should be an object of"),
+        (lambda d: d["gpassk"].update(k=[0]), "gpassk.k[0] = 0: input should be greater than or equal to 1"),
+        (lambda d: d["gpassk"].update(k="x"), "gpassk.k = 'x': input should be a valid integer"),
+        (lambda d: d["gpassk"].update(n="8"), "gpassk.n = '8': input should be a valid integer"),
+        (lambda d: d["gpassk"].update(thresholds=["x"]), "gpassk.thresholds[0] = 'x': input should be a valid number"),
+        (lambda d: d["gpassk"].update(benchmark=3), "gpassk.benchmark = 3: input should be a valid string"),
+        (lambda d: d["gpassk"].update(bounds={"a": [1]}), "gpassk.bounds.a[1] is missing; add it"),
+        (
+            lambda d: d["gpassk"].update(identical_replicas_share=2),
+            "gpassk.identical_replicas_share = 2: input should be less than or equal to 1",
+        ),
+        (lambda d: d["gpassk"].update(judge_stats=[]), "gpassk.judge_stats = []: input should be an object"),
         (
             lambda d: d["gpassk"]["uncertainty"]["mG-Pass@2"].update(ci_low="x"),
-            "the results' gpassk.uncertainty['mG-Pass@2'] is malformed",
+            "gpassk.uncertainty['mG-Pass@2'].ci_low = 'x': input should be a valid number",
         ),
         (
             lambda d: d["gpassk"]["bayes"]["mG-Pass@2"].update(prior=[1.0]),
-            "the results' gpassk.bayes['mG-Pass@2'] is malformed",
+            "gpassk.bayes['mG-Pass@2'].prior[1] is missing; add it",
         ),
-        (lambda d: d.update(details={}), "the results' details should be a list, got dict"),
-        (lambda d: d["details"][1].update(c=-1), 'details[1]."c" should be a count (an int >= 0), got -1'),
+        (lambda d: d.update(details={}), "details = {}: input should be a valid array"),
+        (lambda d: d.update(gpassk=list(range(100))), "gpassk = [0, 1, 2, 3, 4, 5, ...]: input should be an object"),
+        (lambda d: d["details"][1].update(c=-1), "details[1].c = -1: input should be greater than or equal to 0"),
+        (lambda d: d["details"][1].update(split=3), "details[1].split = 3: input should be a valid string"),
         (lambda d: d["details"][1].update(c=4), "details[1]: c=4, n=8 do not match its 8 verdicts"),
-        (lambda d: d["details"][0]["verdicts"][2].update(correct="yes"), "details[0].verdicts[2] should be an object"),
+        (
+            lambda d: d["details"][0]["verdicts"][2].update(correct="yes"),
+            "details[0].verdicts[2].correct = 'yes': input should be a valid boolean",
+        ),
         (
             lambda d: d["details"][0]["verdicts"][2].update(rule_correct=1.5),
-            "details[0].verdicts[2] should be an object",
+            "details[0].verdicts[2].rule_correct = 1.5: input should be a valid boolean",
         ),
     ],
 )

@@ -94,8 +94,7 @@ def test_a_metric_written_as_a_string_is_refused_in_one_line(scored_file):
     document["mG-Pass@4"] = "12.5"
     with pytest.raises(
         ValueError,
-        match=r"^r.json: the results' mG-Pass@4 should be a number \(a metric\), "
-        r"got '12.5'$",
+        match=r"^r.json: mG-Pass@4 = '12.5': input should be a valid number$",
     ):
         read_results(document, "r.json")
 

@@ -116,8 +116,9 @@ def test_a_generation_costs_its_text_and_an_index_from_its_line_to_the_written_r
 
 def test_the_compact_details_read_as_the_records_written(tmp_path):
     """What ``score`` returns (details held compactly) reads as what it wrote: records, labels, digests, document."""
+    from gpassk_opencompass.scoring.details import texts_digest
     from gpassk_opencompass.scoring.flow import Question, score
-    from gpassk_opencompass.scoring.results import load_results, texts_digest
+    from gpassk_opencompass.scoring.results_io import load_results
 
     questions = [
         Question(f"q{q}", f"p{q}", "7", tuple(f"\\boxed{{{7 + (q + g) % 3}}}" for g in range(4)), labels={"split": s})

@@ -1,6 +1,6 @@
 """Whether a results document can be believed: its values in range and reproduced by its own details.
 
-:func:`results_problems` is what :func:`~gpassk_opencompass.scoring.results.read_results`
+:func:`results_problems` is what :func:`~gpassk_opencompass.scoring.results_io.read_results`
 records as :attr:`~gpassk_opencompass.scoring.results.ResultsFile.problems`: one
 sentence per kind of problem, empty for a document as this package writes it.
 A hand-edited (or corrupted) file is flagged, never silently believed:
@@ -17,7 +17,7 @@ A hand-edited (or corrupted) file is flagged, never silently believed:
   :data:`TOLERANCE` points.
 
 >>> details = [{"id": "q1", "c": 1, "n": 2}, {"id": "q2", "c": 2, "n": 2}]
->>> from gpassk_opencompass.scoring.results import read_results
+>>> from gpassk_opencompass.scoring.results_io import read_results
 >>> read_results({"accuracy (2 runs average)": 75.0, "mG-Pass@2": 50.0, "details": details}).problems
 ()
 >>> for problem in read_results({"accuracy (2 runs average)": 150.0, "mG-Pass@2": 95.0, "details": details}).problems:
@@ -33,6 +33,9 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
+
+from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.scoring.compute import gpassk_results
 
 #: A recorded metric and the value its details give may differ by this many points (x 100 scale):
 #: far above float rounding, far below any hand edit worth catching.
@@ -140,8 +143,6 @@ def _impossible_counts(details: Sequence) -> str | None:
 
 def _unreproduced(record) -> list[str]:
     """The recorded metrics the details do not reproduce, as one sentence (or none)."""
-    from gpassk_opencompass.scoring.results import gpassk_results
-
     c, n = record.counts()
     keys = [key for key in record.metrics if is_percentage_key(key)]
     recorded_ks: set[int] = set()
@@ -159,7 +160,7 @@ def _unreproduced(record) -> list[str]:
     subsets = {column: [question.labels[column] for question in record.details] for column in columns}
     try:
         computed = gpassk_results(c, n, ks, sorted(thresholds) or [1.0], subsets, bootstrap=False).metrics
-    except ValueError as error:
+    except InputError as error:
         return [f"its per-question details cannot be scored ({error})"]
     off = [
         (key, record.metrics[key], computed[key])
