@@ -3,13 +3,16 @@ malformed field is a one-line error; the Bayesian block is wired through the one
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
 
+import gpassk_opencompass
 from exact import exact_g_pass
 from gpassk_opencompass.cli import EXIT_OK, EXIT_USAGE, main
 from gpassk_opencompass.judges import JudgeSettings
@@ -19,6 +22,8 @@ from gpassk_opencompass.scoring import (
     SCHEMA_VERSION,
     Question,
     ScoringRequest,
+    compute,
+    consistency,
     load_results,
     read_results,
     score_questions,
@@ -245,3 +250,50 @@ def test_score_on_a_run_folder_points_to_rejudge(tmp_path, capsys):
     assert main(["score", str(run), "--k", "1"]) == EXIT_USAGE
     error = capsys.readouterr().err.strip()
     assert error.splitlines()[-1].endswith(f"use: gpassk rejudge {run}")
+
+
+def test_the_overall_metrics_are_the_bootstrap_means_computed_once(monkeypatch):
+    """With intervals, each overall metric is its bootstrap estimate's mean: ``summarize`` is not run again."""
+
+    def again(*args, **kwargs):
+        raise AssertionError("the overall means were computed a second time")
+
+    expected = compute.gpassk_results(COUNTS, N, [2, 4], [0.5, 1.0], bootstrap=False).metrics
+    monkeypatch.setattr(compute, "summarize", again)
+    results = compute.gpassk_results(COUNTS, N, [2, 4], [0.5, 1.0], bootstrap=True)
+    assert results.metrics == expected
+    assert all(results.metrics[key] == interval.mean for key, interval in results.uncertainty.items() if "@" in key)
+
+
+def test_a_bug_while_checking_a_document_keeps_its_traceback(both, monkeypatch):
+    """A ValueError from the metrics while a document is checked is a bug: raised, never listed as a problem."""
+
+    def broken(*args, **kwargs):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(consistency, "gpassk_results", broken)
+    with pytest.raises(ValueError, match="boom"):
+        read_results(both)
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "scoring/results.py",
+        "scoring/details.py",
+        "scoring/compute.py",
+        "scoring/results_io.py",
+        "scoring/consistency.py",
+    ],
+)
+def test_the_results_modules_import_the_package_at_the_top_only(module):
+    """No import of the package inside a function dodges a circle (results <-> consistency was one)."""
+    path = Path(gpassk_opencompass.__file__).parent / module
+    inside = [
+        node.lineno
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for node in ast.walk(function)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("gpassk_opencompass")
+    ]
+    assert not inside, f"{module}: imports inside functions at lines {inside}"
