@@ -130,10 +130,14 @@ def input_error(
     """The first problem of a pydantic ``ValidationError`` as one :class:`InputError` line.
 
     ``data``, the input validated, locates the problem: a step of pydantic's location that is not a key or
-    an index of the data names a member of a union, and is left out of the place said.
+    an index of the data names a member of a union, and is left out of the place said. Of the errors a
+    union's members give for one value, the one that went deepest into it is said.
     """
     located = [(_path(problem["loc"], data), problem) for problem in error.errors(include_url=False)]
-    path, first = max(located, key=lambda pair: len(pair[0]))  # the shape the value came closest to; ties: first
+    place = located[0][0]
+    path, first = max(  # ties: the first
+        (pair for pair in located if pair[0][: len(place)] == place), key=lambda pair: len(pair[0])
+    )
     kind, where = first["type"], _where(path)
     prefix = f"{source}: " if source else ""
     if kind == "value_error":
