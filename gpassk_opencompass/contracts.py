@@ -142,8 +142,8 @@ def input_error(
     prefix = f"{source}: " if source else ""
     if kind == "value_error":
         cause = first.get("ctx", {}).get("error", first["msg"])
-        place = f"{where}: " if any(isinstance(part, int) for part in path) else ""  # an item cannot name its place
-        return InputError(f"{prefix}{place}{cause}")
+        item = f"{where}: " if any(isinstance(part, int) for part in path) else ""  # an item cannot name its place
+        return InputError(f"{prefix}{item}{cause}")
     if kind == "missing":
         return InputError(f"{prefix}{where} is missing; add it")
     if kind == "extra_forbidden":
