@@ -229,7 +229,7 @@ def results_document(
             (:func:`~gpassk_opencompass.uncertainty.bayes.bayes_interval_counts`), when asked for;
             left out, as the metrics, when they are withheld.
 
-    What is written is redacted (:meth:`ResultsFile.document`).
+    What is written is redacted (:func:`~gpassk_opencompass.scoring.results_io.json_document`).
     """
     unresolved = int(judged.stats.unresolved)
     complete = unresolved == 0

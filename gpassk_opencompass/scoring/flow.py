@@ -62,7 +62,7 @@ from gpassk_opencompass.scoring.compute import (
 )
 from gpassk_opencompass.scoring.details import DIGEST_FIELDS, CompactDetails, texts_sha256
 from gpassk_opencompass.scoring.results import ResultsFile
-from gpassk_opencompass.scoring.results_io import write_results
+from gpassk_opencompass.scoring.results_io import json_document, write_results
 from gpassk_opencompass.uncertainty.bayes import bayes_interval_counts
 from gpassk_opencompass.uncertainty.numerics import check_prior
 
@@ -397,7 +397,7 @@ def score_questions(
     progress: bool = True,
 ) -> dict:
     """:func:`scored_results` as the plain results document (what OpenCompass writes into its results file)."""
-    return scored_results(questions, request, judge, progress=progress).document()
+    return json_document(scored_results(questions, request, judge, progress=progress))
 
 
 def scored_results(

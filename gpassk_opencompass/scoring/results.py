@@ -25,8 +25,6 @@ Computing a document is :mod:`~gpassk_opencompass.scoring.compute`'s, reading an
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import asdict
 from typing import Annotated
 
 import numpy as np
@@ -35,8 +33,7 @@ from pydantic import ConfigDict, Field, PrivateAttr
 from gpassk_opencompass.contracts import Absent, Contract, Count, Finite, PositiveInt
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import MetricEstimate
-from gpassk_opencompass.redaction import redactor
-from gpassk_opencompass.scoring.details import CompactDetails, QuestionRecord, detail_rows
+from gpassk_opencompass.scoring.details import QuestionRecord
 from gpassk_opencompass.uncertainty.bayes import BayesEstimate
 
 #: The results document's schema: 2 adds complete/unresolved/bounds (1: before them).
@@ -270,61 +267,6 @@ class ResultsFile(Contract):
                 f"{self.source}: has no per-question details (written by GPassKEvaluator or "
                 "gpassk score, which record them)"
             )
-
-    def document(self) -> dict:
-        """The document as JSON-ready data, redacted: what OpenCompass and
-        :func:`~gpassk_opencompass.scoring.results_io.write_results` write.
-
-        Fields that were never set are left out (a block not asked for is
-        absent, not null). ``details`` are built leanly: each distinct verdict
-        becomes one record shared by every generation it judged.
-        """
-        header, rows = self._parts()
-        if rows is None:
-            return header
-        header["details"] = list(rows)
-        return header
-
-    def _parts(self) -> tuple[dict, Iterator[dict] | None]:
-        """The redacted document without ``details``, and its ``details`` entries one by one (``None``: unset).
-
-        Each string is redacted once however often it occurs: the header, each distinct verdict, each
-        question's id and labels; the questions then reference the verdicts' records.
-        """
-        dumped = self.model_dump(mode="json", exclude_unset=True, exclude={"details"})
-        metrics = self.model_extra or {}
-        header = {**{key: dumped[key] for key in metrics}, **dumped}  # the metrics first, as always
-        redaction = redactor()
-        if "details" not in self.model_fields_set:
-            return redaction.data(header), None
-        if isinstance(self.details, CompactDetails):
-            distinct = {id(verdict): verdict for verdict in self.details.verdicts}
-        else:
-            distinct = {id(verdict): verdict for question in self.details for verdict in question.verdicts}
-        header, records = redaction.data([header, {key: asdict(verdict) for key, verdict in distinct.items()}])
-        return header, self._rows(records, redaction)
-
-    def _rows(self, records: Mapping[int, dict], redaction: Callable[[str], str]) -> Iterator[dict]:
-        texts: dict[str, str] = {}
-
-        def text(string: str) -> str:  # each distinct string redacted once (labels repeat; ids do not)
-            done = texts.get(string)
-            if done is None:
-                done = redaction(string)
-                if len(texts) < 10_000:
-                    texts[string] = done
-            return done
-
-        for question_id, c, n, labels, unresolved, digests, verdicts in detail_rows(self.details):
-            yield {
-                "id": text(question_id),
-                "c": c,
-                "n": n,
-                **{text(column): text(label) for column, label in labels.items()},
-                "unresolved": unresolved,
-                **digests,
-                "verdicts": [records[id(verdict)] for verdict in verdicts],
-            }
 
 
 #: The command that writes the shipped JSON Schema files again (after a change to the model).

@@ -1,7 +1,7 @@
 """Reading and writing a results document: every reader and writer of a results file goes through here.
 
 :func:`write_results` writes a :class:`~gpassk_opencompass.scoring.results.ResultsFile` (or a mapping it
-validates first) atomically, redacted, streamed row by row; :func:`read_results` / :func:`load_results`
+validates first) atomically, redacted, streamed row by row (:func:`json_document`: the same, as data); :func:`read_results` / :func:`load_results`
 read and validate any version back into one, which every reader uses (the console report, the
 leaderboard, ``gpassk grid status``, ``gpassk agree/compare/plan``).
 
@@ -16,7 +16,8 @@ a file.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict
 
 from pydantic import ValidationError
 
@@ -31,7 +32,9 @@ from gpassk_opencompass.files import (
     read_bytes_bounded,
     write_chunks_atomic,
 )
+from gpassk_opencompass.redaction import redactor
 from gpassk_opencompass.scoring.consistency import results_problems
+from gpassk_opencompass.scoring.details import CompactDetails, QuestionRecord, detail_rows
 from gpassk_opencompass.scoring.results import SCHEMA_VERSION, GPassKBlock, ResultsFile
 
 #: Results files larger than this are refused before parsing (a results file of 238 questions x 48
@@ -143,12 +146,71 @@ def write_results(path, results: ResultsFile | Mapping) -> None:
       ]
     }
     """
-    header, rows = read_results(results)._parts()
+    header, rows = _parts(read_results(results))
     text = json.dumps(header, indent=2, ensure_ascii=False)
     if rows is None:
         write_chunks_atomic(path, (text, "\n"))
         return
     write_chunks_atomic(path, _streamed((text[:-2] + ",\n" if header else "{\n") + '  "details": [', rows))
+
+
+def json_document(results: ResultsFile) -> dict:
+    """The document as JSON-ready data, redacted: what OpenCompass and :func:`write_results` write.
+
+    Fields that were never set are left out (a block not asked for is
+    absent, not null). ``details`` are built leanly: each distinct verdict
+    becomes one record shared by every generation it judged.
+    """
+    header, rows = _parts(results)
+    if rows is None:
+        return header
+    header["details"] = list(rows)
+    return header
+
+
+def _parts(results: ResultsFile) -> tuple[dict, Iterator[dict] | None]:
+    """The redacted document without ``details``, and its ``details`` entries one by one (``None``: unset).
+
+    Each string is redacted once however often it occurs: the header, each distinct verdict, each
+    question's id and labels; the questions then reference the verdicts' records.
+    """
+    dumped = results.model_dump(mode="json", exclude_unset=True, exclude={"details"})
+    metrics = results.model_extra or {}
+    header = {**{key: dumped[key] for key in metrics}, **dumped}  # the metrics first, as always
+    redaction = redactor()
+    if "details" not in results.model_fields_set:
+        return redaction.data(header), None
+    if isinstance(results.details, CompactDetails):
+        distinct = {id(verdict): verdict for verdict in results.details.verdicts}
+    else:
+        distinct = {id(verdict): verdict for question in results.details for verdict in question.verdicts}
+    header, records = redaction.data([header, {key: asdict(verdict) for key, verdict in distinct.items()}])
+    return header, _rows(results.details, records, redaction)
+
+
+def _rows(
+    details: Sequence[QuestionRecord], records: Mapping[int, dict], redaction: Callable[[str], str]
+) -> Iterator[dict]:
+    texts: dict[str, str] = {}
+
+    def text(string: str) -> str:  # each distinct string redacted once (labels repeat; ids do not)
+        done = texts.get(string)
+        if done is None:
+            done = redaction(string)
+            if len(texts) < 10_000:
+                texts[string] = done
+        return done
+
+    for question_id, c, n, labels, unresolved, digests, verdicts in detail_rows(details):
+        yield {
+            "id": text(question_id),
+            "c": c,
+            "n": n,
+            **{text(column): text(label) for column, label in labels.items()},
+            "unresolved": unresolved,
+            **digests,
+            "verdicts": [records[id(verdict)] for verdict in verdicts],
+        }
 
 
 def _streamed(head: str, rows: Iterator[dict], chunk_chars: int = 1 << 20) -> Iterator[str]:
