@@ -25,7 +25,7 @@ from gpassk_opencompass.scoring.flow import score
 
 if TYPE_CHECKING:
     from gpassk_opencompass.judges import CheckCorrectFn
-    from gpassk_opencompass.scoring.results import QuestionRecord
+    from gpassk_opencompass.scoring.details import QuestionRecord
 
 #: The card's thresholds: OpenCompass's (:data:`~gpassk_opencompass.metrics.DEFAULT_THRESHOLDS`) without 0.
 THRESHOLDS: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0)
