@@ -27,7 +27,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    result = summarize([args.c], args.n, ks=args.k, thresholds=args.thresholds)  # InputError names a bad value
+    result = summarize([args.c], args.n, k=args.k, thresholds=args.thresholds)  # InputError names a bad value
     scale = 1.0 if args.percent else 0.01
     if args.json:
         print(json.dumps({key: value * scale for key, value in result.items()}, indent=2))

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         args.n,
         questions=args.questions,
         target=args.target,
-        ks=args.k,
+        k=args.k,
         thresholds=args.thresholds,
         level=args.level,
         include_question_sampling=not args.fixed_questions,

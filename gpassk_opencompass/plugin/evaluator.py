@@ -32,7 +32,7 @@ from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import BuiltinJudge, Judge, JudgeSettings, judge_kind
 from gpassk_opencompass.judges.rule import UNDECIDED_HINT
 from gpassk_opencompass.judges.types import judge_endpoint
-from gpassk_opencompass.log import logger
+from gpassk_opencompass.log import enable_logging, logger
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, check_request
 from gpassk_opencompass.plugin.replicas import by_question, check_replicas_align, question_count
 from gpassk_opencompass.render.score_report import unresolved_summary
@@ -131,6 +131,7 @@ class GPassKEvaluator(BaseEvaluator):
         **judge_options,
     ) -> None:
         super().__init__(pred_postprocessor=pred_postprocessor)
+        enable_logging()  # inside OpenCompass, the judging's records belong in its task log
         if use_extract_model:
             raise InputError(
                 "use_extract_model=True (LiveMathBenchEvaluator's extraction model) is not supported: "

@@ -40,6 +40,7 @@ from scipy import stats
 from gpassk_opencompass.checks import is_int, is_number, open_unit, positive_int
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import (
+    DEFAULT_K,
     DEFAULT_THRESHOLDS,
     g_pass_at_k,
     metric_key,
@@ -309,7 +310,7 @@ def smallest_n(
 def plan_table(
     p,
     ns: Sequence[int],
-    ks: Sequence[int] = (4, 8, 16),
+    k: Sequence[int] = DEFAULT_K,
     thresholds: Sequence = DEFAULT_THRESHOLDS,
     *,
     questions: Sequence[int | None] = (None,),
@@ -322,7 +323,7 @@ def plan_table(
     :func:`~gpassk_opencompass.metrics.summarize`'s order. Pairs with ``k > n``
     are skipped (that k cannot be computed from n generations).
 
-    >>> rows = plan_table([0.2, 0.5, 0.9] * 10, ns=[8, 32], ks=[4], thresholds=[1.0], questions=[30, 120])
+    >>> rows = plan_table([0.2, 0.5, 0.9] * 10, ns=[8, 32], k=[4], thresholds=[1.0], questions=[30, 120])
     >>> [(row.questions, row.n, row.key, round(row.half_width, 2)) for row in rows]
     [(30, 8, 'G-Pass@4_1.0', 12.71), (30, 8, 'mG-Pass@4', 13.44),
      (30, 32, 'G-Pass@4_1.0', 11.09), (30, 32, 'mG-Pass@4', 12.42),
@@ -330,7 +331,7 @@ def plan_table(
      (120, 32, 'G-Pass@4_1.0', 5.54), (120, 32, 'mG-Pass@4', 6.21)]
     """
     p = _probabilities(p)
-    ks = [positive_int(k, "k") for k in ks]
+    ks = [positive_int(value, "k") for value in k]
     if not ks:
         raise InputError("ks must name at least one k")
     ns = list(ns)
@@ -340,15 +341,15 @@ def plan_table(
     for m in questions:
         for n in ns:
             _validated_n(n, 1)
-            for k in ks:
-                if k > n:
+            for draws in ks:
+                if draws > n:
                     continue
                 for tau in [*list(thresholds), "mG"]:
                     rows.append(
                         expected_half_width(
                             p,
                             n,
-                            k,
+                            draws,
                             tau,
                             questions=m,
                             level=level,
