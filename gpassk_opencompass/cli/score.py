@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.cli import (
     EXIT_INCOMPLETE,
     EXIT_JUDGE_FAILED,
@@ -124,14 +125,14 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     judge.add_argument(
         "--concurrency",
         type=int,
-        default=32,
+        default=defaults.CONCURRENCY,
         metavar="N",
         help="requests in flight per URL, 1 to 1024 (default: %(default)s)",
     )
     judge.add_argument(
         "--request-timeout",
         type=float,
-        default=600.0,
+        default=defaults.REQUEST_TIMEOUT,
         metavar="S",
         help="total seconds a judge request may take before it is retried (default: %(default)s)",
     )
@@ -191,13 +192,13 @@ def add_metric_options(parser: argparse.ArgumentParser) -> None:
         "--prior",
         type=float,
         nargs=2,
-        default=[1.0, 1.0],
+        default=list(defaults.PRIOR),
         metavar=("A", "B"),
         help="Beta(A, B) prior on each question's success probability (default: 1 1, uniform)",
     )
-    stats.add_argument("--ci", type=float, default=0.95, help="interval level (default: %(default)s)")
+    stats.add_argument("--ci", type=float, default=defaults.CI, help="interval level (default: %(default)s)")
     stats.add_argument(
-        "--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples (default: %(default)s)"
+        "--bootstrap", type=int, default=defaults.N_BOOT, metavar="N", help="bootstrap resamples (default: %(default)s)"
     )
     stats.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
     parser.add_argument(
