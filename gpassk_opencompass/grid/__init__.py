@@ -3,6 +3,8 @@
 * :mod:`.spec` -- pure: template variables -> :class:`~.spec.GridTemplate`
   -> one :class:`~.spec.RunSpec` per run; the one naming convention for
   model abbrs, dataset abbrs and file names; the manifest;
+* :mod:`.overrides` -- ``--set KEY=VALUE``: the command line's changes to a
+  template's variables;
 * :mod:`.python_source` -- plain data -> the Python source of a config;
 * :mod:`.writer` -- rendering and writing the config files and
   ``manifest.json`` (atomically, never over an existing file without force);
