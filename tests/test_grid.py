@@ -134,7 +134,7 @@ def test_an_empty_temperature_list_is_not_a_greedy_only_grid():
 
 def test_two_models_with_one_name_are_refused_naming_both():
     with pytest.raises(
-        ValueError, match=re.escape("models[0] and models[1] are both named 'Model'; give one of them a distinct name=")
+        InputError, match=re.escape("models[0] and models[1] are both named 'Model'; give one of them a distinct name=")
     ):
         template(models=[dict(path="org1/Model"), dict(path="org2/Model")])
 
