@@ -249,7 +249,7 @@ def _previous_files(directory: Path) -> set[str]:
         return set()
     try:
         return {run["file"] for run in read_json_file(path)["runs"]}
-    except (ValueError, KeyError, TypeError) as error:
+    except (InputError, KeyError, TypeError) as error:
         logger.warning("the existing {} is not a manifest this tool wrote ({}); replacing it", path, error)
         return set()
 

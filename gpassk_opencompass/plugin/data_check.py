@@ -230,7 +230,7 @@ def read_records(name: str, path: str, read, check) -> tuple[int | None, list[Pr
     """
     try:
         pairs = list(read(path))
-    except (OSError, ValueError) as error:
+    except (OSError, InputError) as error:
         return None, [Problem(ERROR, name, f"{path} does not read: {error}")]
     count = 0
     refusals: dict[str, list[str]] = {}
@@ -239,7 +239,7 @@ def read_records(name: str, path: str, read, check) -> tuple[int | None, list[Pr
             if not isinstance(record, dict):
                 raise InputError(f"{path} record {key}: expected a JSON object, got {type(record).__name__}")
             count += bool(check(key, record, f"{path} record {key}"))
-        except ValueError as error:
+        except InputError as error:
             message = str(error)
             kind = message.removeprefix(f"{path} record {key}: ").partition(";")[0]
             refusals.setdefault(kind, []).append(message)
