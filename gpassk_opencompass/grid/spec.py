@@ -251,10 +251,12 @@ Text = Annotated[str, Field(min_length=1)]
 if TYPE_CHECKING:
     Backend = str
     Server = str
-    Judge = str
-    Protocol = str
+    JudgeName = str
+    JudgePrompt = str
 else:  # pydantic sees each as the Literal of the names it may be, so a wrong one is refused listing them
-    Backend, Server, Judge, Protocol = (Literal[tuple(names)] for names in (BACKENDS, SERVERS, JUDGES, PROTOCOLS))
+    Backend, Server, JudgeName, JudgePrompt = (
+        Literal[tuple(names)] for names in (BACKENDS, SERVERS, JUDGES, PROTOCOLS)
+    )
 #: What a list field is when empty: its fix.
 _EMPTY = {
     "models": "list at least one dict(path=...)",
@@ -384,8 +386,8 @@ class GridTemplate(Contract):
     retry: PositiveInt = 5
     eval_urls: Annotated[tuple[Text, ...], OneOrListed] = ()
     eval_model_name: str = ""
-    judge: Judge = AUTO
-    judge_prompt: Protocol = DEFAULT_JUDGE_PROMPT
+    judge: JudgeName = AUTO
+    judge_prompt: JudgePrompt = DEFAULT_JUDGE_PROMPT
     top_p: Annotated[float, Field(gt=0, le=1)] | None = None
     top_k: PositiveInt | None = None
     repetition_penalty: PositiveNumber | None = None
