@@ -24,6 +24,7 @@ from gpassk_opencompass.cli import (
     stopped,
 )
 from gpassk_opencompass.errors import InputError, WriteError
+from gpassk_opencompass.judges import JudgeSettings
 
 EXAMPLES = """examples:
   gpassk score generations.jsonl --k 4 8 16
@@ -52,6 +53,8 @@ judge is deterministic: an answer it could not compare in time stays unresolved 
 #: Bounds of ``--rule-timeout``: math-verify's alarm counts whole seconds; beyond ten minutes per
 #: comparison a judge model (``--judge cascade``) is the better way.
 RULE_TIMEOUT_RANGE = (1, 600)
+#: The judge settings' defaults, which the judge options show and start from.
+JUDGE = JudgeSettings()
 
 
 def add_parser(subparsers) -> None:
@@ -147,14 +150,14 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     judge.add_argument(
         "--progress-window",
         type=float,
-        default=600.0,
+        default=JUDGE.progress_window,
         metavar="S",
         help="stop retrying once no request got a verdict for S seconds (default: %(default)s)",
     )
     judge.add_argument(
         "--judge-max-tokens",
         type=int,
-        default=2048,
+        default=JUDGE.max_tokens,
         metavar="N",
         help="cap on the judge's reply; a thinking judge needs room for its reasoning and the "
         "verdict (default: %(default)s)",
@@ -162,7 +165,7 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     judge.add_argument(
         "--rule-timeout",
         type=int,
-        default=3,
+        default=JUDGE.rule_timeout,
         metavar="S",
         help="seconds math-verify may spend on one parse or comparison of the rule judge (and the "
         f"cascade's rule stage), whole seconds from {RULE_TIMEOUT_RANGE[0]} to "
