@@ -212,13 +212,6 @@ def count_warning(name: str, found: int, expected: int | None, what: str) -> lis
     ]
 
 
-def jsonl_pairs(path: str):
-    """(index, record) pairs of a JSONL file, read by the loaders' ``read_jsonl`` (for :func:`read_records`)."""
-    from gpassk_opencompass.plugin.datasets.files import read_jsonl
-
-    return ((str(index), record) for index, record in enumerate(read_jsonl(path)))
-
-
 def read_records(name: str, path: str, read, check) -> tuple[int | None, list[Problem]]:
     """Read ``path`` with ``read`` (-> (key, record) pairs) and ``check`` each record.
 
