@@ -190,7 +190,7 @@ def test_manifest_matches_runs():
         (dict(temperaturs=[1.0]), "t.py: unknown field 'temperaturs'; did you mean 'temperatures'?"),
         (dict(n=8), "t.py: n = 8 is less than max(k) = 16; every k needs at least k generations"),
         (dict(models=[]), "t.py: models is empty; list at least one dict(path=...)"),
-        (dict(benchmarks=["AIME2052"]), "t.py: unknown benchmark 'AIME2052'; did you mean 'AIME2026'?"),
+        (dict(benchmarks=["AIME2052"]), "t.py: benchmarks[0]: unknown benchmark 'AIME2052'; did you mean 'AIME2026'?"),
         (dict(benchmarks=[]), "t.py: benchmarks is empty"),
         (dict(benchmarks=["AIME2025", "AIME2025"]), "benchmarks lists 'AIME2025' twice"),
         (dict(backend="vllm"), "backend = 'vllm': input should be 'turbomind', 'openai-api' or 'openai-local'"),
@@ -208,8 +208,8 @@ def test_manifest_matches_runs():
         ),
         (dict(eval_urls=["http://j/v1", "http://j/v1"]), "eval_urls lists 'http://j/v1' twice"),
         (dict(server="vllm"), "models[0] (Qwen/Qwen2.5-7B-Instruct): server = 'vllm' is for the API backends"),
-        (dict(k=[0, 4]), "k.0 = 0: input should be greater than or equal to 1"),
-        (dict(k="4"), "k.0 = '4': input should be a valid integer"),
+        (dict(k=[0, 4]), "k[0] = 0: input should be greater than or equal to 1"),
+        (dict(k="4"), "k[0] = '4': input should be a valid integer"),
         (dict(n=True), "n = True: input should be a valid integer"),
         (dict(n=48.0), "n = 48.0: input should be a valid integer"),
         (dict(greedy="yes"), "greedy = 'yes': input should be a valid boolean"),
@@ -219,15 +219,15 @@ def test_manifest_matches_runs():
         (dict(seed=1.5), "seed = 1.5: input should be a valid integer"),
         (dict(max_seq_len=4096), "max_seq_len = 4096 leaves no room for the prompt"),
         (dict(judge="gpt"), "judge = 'gpt': input should be 'auto', 'rule', 'llm' or 'cascade'"),
-        (dict(eval_urls=[""]), "eval_urls.0 = '': string should have at least 1 character"),
+        (dict(eval_urls=[""]), "eval_urls[0] = '': string should have at least 1 character"),
         (dict(models=[dict(path="a/b", gpus=2)]), "unknown field 'gpus'; known: path, name, tp"),
         (
             dict(models=[dict(path="a/b", batchsize=2)]),
             "unknown field 'batchsize'; did you mean 'batch_size'?",
         ),
-        (dict(models=[dict(tp=2)]), "models.0.path is missing; add it"),
-        (dict(models=[42]), "models.0 = 42: input should be a valid dictionary"),
-        (dict(models=[dict(path="a/b", tp=0)]), "models.0.tp = 0: input should be greater than or equal to 1"),
+        (dict(models=[dict(tp=2)]), "models[0].path is missing; add it"),
+        (dict(models=[42]), "models[0] = 42: input should be a valid dictionary"),
+        (dict(models=[dict(path="a/b", tp=0)]), "models[0].tp = 0: input should be greater than or equal to 1"),
         (dict(models=[dict(path="a/b", url="http://x/v1")]), "backend 'turbomind' runs the model in-process"),
         (dict(model_url="http://x/v1"), "model_url is set, but backend 'turbomind'"),
         (dict(models=[dict(path="a/b", name="../..")]), "model name '../..' has no usable characters"),
@@ -430,7 +430,7 @@ def test_a_model_server_overrides_the_template_server():
     assert [model.server for model in parsed.models] == ["vllm", "llama.cpp"]
     with pytest.raises(InputError, match=re.escape("models[1] (b/y): server 'ollama' (Ollama's")):
         template(**API, server="vllm", models=[dict(path="a/x"), dict(path="b/y", server="ollama")])
-    with pytest.raises(InputError, match=re.escape("models.0.server = 'vLLM': input should be 'vllm',")):
+    with pytest.raises(InputError, match=re.escape("models[0].server = 'vLLM': input should be 'vllm',")):
         template(**API, models=[dict(path="a/x", server="vLLM")])
 
 

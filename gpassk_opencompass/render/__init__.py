@@ -7,6 +7,7 @@
   agreement also as an HTML page;
 * :mod:`.plots` -- every chart, drawn with matplotlib;
 * :mod:`.console` -- the console text of ``gpassk calc``, ``gpassk data check`` and ``gpassk grid status``;
+* :mod:`.score_report` -- the console report of ``gpassk score``/``rejudge`` and what is said when verdicts are missing;
 * ``templates/`` -- the one Jinja2 template directory of every HTML page (autoescaped).
 
 Renderers are pure functions of what they are given (a ``Leaderboard``, a report); this package sits below
