@@ -25,6 +25,7 @@ from gpassk_opencompass.cli import (
 )
 from gpassk_opencompass.errors import InputError, WriteError
 from gpassk_opencompass.judges import JudgeSettings
+from gpassk_opencompass.judges.user import DEFAULT_TIMEOUT
 
 EXAMPLES = """examples:
   gpassk score generations.jsonl --k 4 8 16
@@ -176,7 +177,7 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         metavar="S",
         help="seconds your own judge (module:function) may take on one answer; past them the answer is "
-        "unresolved, its worker process killed and the run goes on (default: 60)",
+        f"unresolved, its worker process killed and the run goes on (default: {DEFAULT_TIMEOUT:g})",
     )
 
 
