@@ -40,13 +40,13 @@ from typing import TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike
 
+from gpassk_opencompass import defaults
+from gpassk_opencompass.checks import open_unit
+from gpassk_opencompass.defaults import MAX_N
 from gpassk_opencompass.errors import InputError
 
 #: OpenCompass's thresholds, in the order it reports them.
 DEFAULT_THRESHOLDS: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
-#: Most generations per question (so also the largest k) accepted: far above any real run, and it keeps
-#: a mistyped ``--n 100000000`` a one-line error instead of gigabytes of tail table.
-MAX_N = 100_000
 #: Most bootstrap resamples accepted.
 MAX_BOOTSTRAP = 100_000
 #: Most cells (resamples x distinct (n, c) groups, and resamples x metrics) one bootstrap may hold:
@@ -645,8 +645,8 @@ def summarize_uncertainty(
     k: int | Sequence[int] | None = None,
     thresholds: Sequence[Tau] = DEFAULT_THRESHOLDS,
     *,
-    ci: float = 0.95,
-    n_boot: int = 1000,
+    ci: float = defaults.CI,
+    n_boot: int = defaults.N_BOOT,
     seed: int = 0,
 ) -> dict[str, MetricEstimate]:
     """:func:`summarize` with a standard error and a seeded percentile bootstrap interval.
@@ -661,8 +661,7 @@ def summarize_uncertainty(
     >>> round(estimate.mean, 4), estimate.ci_low < estimate.mean < estimate.ci_high
     (34.6154, True)
     """
-    if not 0 < ci < 1:
-        raise InputError(f"ci must be a confidence level in (0, 1); got ci={ci!r}")
+    ci = open_unit(ci, "ci")
     if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 1:
         raise InputError(f"n_boot must be a positive integer; got n_boot={n_boot!r}")
     if n_boot > MAX_BOOTSTRAP:

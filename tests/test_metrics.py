@@ -356,8 +356,8 @@ def test_single_question_has_no_stderr_and_a_degenerate_interval():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(ci=1.0), "ci must be a confidence level in (0, 1); got ci=1.0"),
-        (dict(ci=0), "got ci=0"),
+        (dict(ci=1.0), "ci must be in (0, 1), got 1.0"),
+        (dict(ci=0), "ci must be in (0, 1), got 0"),
         (dict(n_boot=0), "n_boot must be a positive integer; got n_boot=0"),
         (dict(n_boot=10.5), "got n_boot=10.5"),
     ],

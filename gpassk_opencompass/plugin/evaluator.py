@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from opencompass.openicl.icl_evaluator import BaseEvaluator
 from opencompass.registry import ICL_EVALUATORS
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import BuiltinJudge, Judge, JudgeSettings, judge_kind
 from gpassk_opencompass.judges.rule import UNDECIDED_HINT
@@ -111,21 +112,21 @@ class GPassKEvaluator(BaseEvaluator):
         *,
         judge: str = "auto",
         thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
-        concurrency: int = 32,
-        request_timeout: float = 600.0,
+        concurrency: int = defaults.CONCURRENCY,
+        request_timeout: float = defaults.REQUEST_TIMEOUT,
         max_retries: int | None = None,
         question_column: str = "question",
         subset_columns: Sequence[str] | None = None,
         language: str = "en",
         language_column: str = "language",
         benchmark: str | None = None,
-        ci: float = 0.95,
-        n_boot: int = 1000,
+        ci: float = defaults.CI,
+        n_boot: int = defaults.N_BOOT,
         seed: int = 0,
         identical_warning: float = IDENTICAL_SHARE_WARNING,
         allow_unresolved: bool = False,
         interval: str = "bootstrap",
-        prior: Sequence[float] = (1.0, 1.0),
+        prior: Sequence[float] = defaults.PRIOR,
         pred_postprocessor: dict | None = None,
         use_extract_model: bool = False,
         **judge_options,

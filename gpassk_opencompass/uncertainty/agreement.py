@@ -47,6 +47,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.checks import open_unit
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import DEFAULT_K, DEFAULT_THRESHOLDS
@@ -176,7 +177,7 @@ def _kappa_stderr(table: np.ndarray, kappa: float, expected: float) -> float:
     return float(math.sqrt(max(variance, 0.0)))
 
 
-def judge_agreement(verdicts_a, verdicts_b, *, ci: float = 0.95) -> JudgeAgreement:
+def judge_agreement(verdicts_a, verdicts_b, *, ci: float = defaults.CI) -> JudgeAgreement:
     """Agreement, Cohen's kappa (with SE and Wald interval) and the 2x2 table of two judges.
 
     Args:

@@ -54,6 +54,7 @@ from math import ceil
 import numpy as np
 from scipy import stats
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.checks import open_unit, positive_int
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import (
@@ -214,7 +215,7 @@ def _state_moments(a: np.ndarray, b: np.ndarray, v: np.ndarray) -> tuple[np.ndar
     return np.clip(mean, 0.0, 1.0), variance
 
 
-def posterior_moments(c, n, k: int, tau, *, prior=(1.0, 1.0)) -> PosteriorMoments:
+def posterior_moments(c, n, k: int, tau, *, prior=defaults.PRIOR) -> PosteriorMoments:
     r"""Exact per-question posterior mean and variance of the latent G-Pass@k_tau (or mG-Pass@k).
 
     Args:
@@ -273,8 +274,8 @@ def bayes_interval_counts(
     k: Sequence[int] = DEFAULT_K,
     thresholds: Sequence = DEFAULT_THRESHOLDS,
     *,
-    prior=(1.0, 1.0),
-    level: float = 0.95,
+    prior=defaults.PRIOR,
+    level: float = defaults.CI,
     method: str = "normal",
 ) -> dict[str, BayesEstimate]:
     r"""Posterior mean, std and credible interval of every G-Pass@k_tau and mG-Pass@k, x 100.
@@ -344,8 +345,8 @@ def bayes_interval(
     k: Sequence[int] = DEFAULT_K,
     thresholds: Sequence = DEFAULT_THRESHOLDS,
     *,
-    prior=(1.0, 1.0),
-    level: float = 0.95,
+    prior=defaults.PRIOR,
+    level: float = defaults.CI,
     method: str = "normal",
 ) -> dict[str, BayesEstimate]:
     """:func:`bayes_interval_counts` on a questions x generations verdict matrix.

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.checks import is_int, is_number, open_unit, positive_int
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import (
@@ -87,7 +88,7 @@ class PlannedWidth:
 # inputs
 
 
-def pilot_probabilities(counts, n=None, *, prior=(1.0, 1.0)) -> np.ndarray:
+def pilot_probabilities(counts, n=None, *, prior=defaults.PRIOR) -> np.ndarray:
     r"""Per-question success probabilities from a pilot, shrunk by a Beta prior.
 
     Args:
@@ -193,7 +194,7 @@ def expected_half_width(
     tau,
     *,
     questions: int | None = None,
-    level: float = 0.95,
+    level: float = defaults.CI,
     include_question_sampling: bool = True,
 ) -> PlannedWidth:
     r"""The planned std and interval half-width of one metric at ``n`` generations, x 100.
@@ -251,7 +252,7 @@ def smallest_n(
     target_half_width: float,
     *,
     questions: int | None = None,
-    level: float = 0.95,
+    level: float = defaults.CI,
     include_question_sampling: bool = True,
     n_max: int = 4096,
 ) -> int | None:
@@ -314,7 +315,7 @@ def plan_table(
     thresholds: Sequence = DEFAULT_THRESHOLDS,
     *,
     questions: Sequence[int | None] = (None,),
-    level: float = 0.95,
+    level: float = defaults.CI,
     include_question_sampling: bool = True,
 ) -> list[PlannedWidth]:
     """:func:`expected_half_width` for every metric, ``n`` and question count: the planning table.
