@@ -13,7 +13,7 @@ core install: ``pip install gpassk-opencompass``; the plugin:
 ``pip install 'gpassk-opencompass[opencompass]'``). So are the Python API of
 ``gpassk score`` (:func:`~gpassk_opencompass.scoring.flow.score`,
 :func:`~gpassk_opencompass.scoring.flow.score_file`,
-:func:`~gpassk_opencompass.scoring.flow.judge_settings`) and its types
+:func:`~gpassk_opencompass.judges.registry.judge_settings`) and its types
 (:class:`~gpassk_opencompass.judges.Judge`,
 :class:`~gpassk_opencompass.judges.JudgeSettings`,
 :class:`~gpassk_opencompass.scoring.flow.ScoringRequest`): the metric card's
@@ -48,7 +48,7 @@ _LAZY = {
     "Judge": ".judges",
     "JudgeSettings": ".judges",
     "ScoringRequest": ".scoring.flow",
-    "judge_settings": ".scoring.flow",
+    "judge_settings": ".judges.registry",
     "score": ".scoring.flow",
     "score_file": ".scoring.flow",
 }

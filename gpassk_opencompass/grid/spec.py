@@ -82,8 +82,8 @@ from gpassk_opencompass.checks import (
 )
 from gpassk_opencompass.contracts import Contract, input_error
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.judges.kinds import AUTO, KINDS
 from gpassk_opencompass.judges.prompts import DEFAULT_JUDGE_PROMPT, PROTOCOLS
-from gpassk_opencompass.judges.registry import AUTO, KINDS
 
 BACKENDS = {
     "turbomind": "lmdeploy TurboMind inside the OpenCompass task (GPUs)",

@@ -45,9 +45,9 @@ from tqdm import tqdm
 from gpassk_opencompass.errors import clause
 from gpassk_opencompass.judges.cache import VerdictCache, verdict_key
 from gpassk_opencompass.judges.extraction import MAX_ANSWER_CHARS, extract
+from gpassk_opencompass.judges.kinds import judge_kind
 from gpassk_opencompass.judges.llm import JudgeAnswer, JudgeError, ask_judges
 from gpassk_opencompass.judges.prompts import judge_protocol
-from gpassk_opencompass.judges.registry import judge_kind
 from gpassk_opencompass.judges.types import JudgeItem, JudgeReport, JudgeSettings, JudgeStats, Verdict
 from gpassk_opencompass.judges.workers import judge_by_rule
 from gpassk_opencompass.log import logger

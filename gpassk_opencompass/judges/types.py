@@ -29,8 +29,8 @@ from pydantic import model_validator
 
 from gpassk_opencompass.contracts import Setting
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.judges.kinds import judge_kind
 from gpassk_opencompass.judges.prompts import DEFAULT_JUDGE_PROMPT, judge_protocol
-from gpassk_opencompass.judges.registry import judge_kind
 
 #: Prompt languages; they select the judge prompt.
 LANGUAGES = ("en", "cn")

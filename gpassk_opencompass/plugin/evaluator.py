@@ -30,12 +30,13 @@ from opencompass.registry import ICL_EVALUATORS
 
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import BuiltinJudge, Judge, JudgeSettings, judge_kind
+from gpassk_opencompass.judges.registry import resolve_judge
 from gpassk_opencompass.judges.rule import UNDECIDED_HINT
 from gpassk_opencompass.judges.types import judge_endpoint
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, check_request
 from gpassk_opencompass.plugin.replicas import by_question, check_replicas_align, question_count
-from gpassk_opencompass.scoring.flow import Question, ScoringRequest, judge_language, resolve_judge, score_questions
+from gpassk_opencompass.scoring.flow import Question, ScoringRequest, judge_language, score_questions
 from gpassk_opencompass.scoring.results import IDENTICAL_SHARE_WARNING, unresolved_summary
 
 #: Columns used as subsets when ``subset_columns`` is not given (those present).
