@@ -29,7 +29,7 @@ from pydantic import model_validator
 
 from gpassk_opencompass.contracts import Setting
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.judges.kinds import judge_kind
+from gpassk_opencompass.judges.kinds import RULE, VerdictSource, judge_kind
 from gpassk_opencompass.judges.prompts import DEFAULT_JUDGE_PROMPT, judge_protocol
 
 #: Prompt languages; they select the judge prompt.
@@ -87,8 +87,9 @@ class Verdict:
             silent ``False``.
         extracted: the extracted final answer, ``None`` if none was found.
         reason: a short human-readable why (empty in files that did not record it).
-        source: ``"rule"``, ``"llm"``, ``"python"`` (a user judge's function) or ``"cache"``
-            (a verdict read back from the durable cache); empty in files that did not record it.
+        source: where it came from (:data:`~gpassk_opencompass.judges.kinds.VerdictSource`): ``"rule"``,
+            ``"llm"``, ``"python"`` (a user judge's function), ``"source"`` (the source tool's own) or
+            ``"cache"`` (a verdict read back from the durable cache); empty in files that did not record it.
         rule_correct: on a verdict of the cascade's judge model (``"llm"`` or
             ``"cache"``), what the rule judge said before it: ``False`` or
             ``None`` (it had not confirmed the answer, which is why the model
@@ -100,7 +101,7 @@ class Verdict:
     correct: bool | None
     extracted: str | None = None
     reason: str = ""
-    source: str = ""
+    source: VerdictSource = ""
     rule_correct: bool | None = field(default=None, repr=False)
 
 
@@ -148,7 +149,7 @@ class JudgeSettings(Setting):
             Another than the default is refused for the rule judge (it sends no prompt).
     """
 
-    kind: str = "rule"
+    kind: str = RULE
     urls: tuple[str, ...] = ()
     model: str = ""
     concurrency: int = 32
