@@ -302,6 +302,7 @@ def test_callable_from_inside_a_running_event_loop(loopback_openai):
         (dict(kind="llm", urls=("ftp://host/v1",), model="m"), "is not an http"),
         (dict(kind="llm", urls=("http://host:port/v1",), model="m"), "is malformed"),
         (dict(kind="llm", urls=("http://a:1/v1", "http://a:1/v1"), model="m"), "repeat"),
+        (dict(kind="llm", urls=3, model="m"), "judge URL(s) must be a string or a list of strings, got 3"),
         (dict(concurrency=0), "concurrency = 0: input should be greater than or equal to 1"),
         (dict(concurrency=2000), "concurrency = 2000: input should be less than or equal to 1024"),
         (dict(concurrency=2.5), "concurrency = 2.5: input should be a valid integer"),

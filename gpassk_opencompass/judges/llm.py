@@ -5,6 +5,10 @@ r"""The LLM judge: many prompts over one or more OpenAI-compatible endpoints.
 back.  It keeps ``concurrency`` requests in flight per URL, all URLs drawing
 from one queue (a fast server takes more work), at temperature 0.
 
+What each reply means (a verdict, a fault to retry, a refusal, ...) is
+decided by :func:`~gpassk_opencompass.judges.replies.classify`, a pure
+function; the loop here counts, retries, gives up or stops the run.
+
 **Probe first.**  Before the concurrent workers start, the first prompts are
 sent one per URL, alone (real work: their verdicts are kept).  An answer that
 no retry can fix stops the run there, with one line, instead of a flood of

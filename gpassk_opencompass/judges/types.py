@@ -71,13 +71,6 @@ def _builtin_kind(name: str) -> str:
     return name
 
 
-def _url_tuple(urls: object) -> object:
-    """One URL given as a string, or a list of them, as the tuple the field holds."""
-    if isinstance(urls, str):
-        return (urls,)
-    return tuple(urls) if isinstance(urls, list) else urls
-
-
 def _protocol_name(name: str) -> str:
     judge_protocol(name)  # an unknown protocol: InputError with "did you mean"
     return name
@@ -195,7 +188,7 @@ class JudgeSettings(Setting):
     """
 
     kind: Annotated[str, AfterValidator(_builtin_kind)] = RULE
-    urls: Annotated[tuple[Annotated[str, AfterValidator(check_url)], ...], BeforeValidator(_url_tuple)] = ()
+    urls: Annotated[tuple[Annotated[str, AfterValidator(check_url)], ...], BeforeValidator(_as_urls)] = ()
     model: str = ""
     concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY)] = CONCURRENCY
     request_timeout: Annotated[float, Field(gt=0, allow_inf_nan=False)] = REQUEST_TIMEOUT
@@ -368,7 +361,8 @@ def judge_endpoint(**given) -> dict:
     return endpoint
 
 
-def _as_urls(value) -> tuple:
+def _as_urls(value: object) -> tuple:
+    """One URL given as a string, or several in any sequence, as a tuple."""
     if isinstance(value, str):
         return (value,)
     try:
