@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import pathlib
 from dataclasses import dataclass, field, fields
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
@@ -361,7 +361,7 @@ def judge_endpoint(**given) -> dict:
     return endpoint
 
 
-def _as_urls(value: object) -> tuple:
+def _as_urls(value: Any) -> tuple:
     """One URL given as a string, or several in any sequence, as a tuple."""
     if isinstance(value, str):
         return (value,)
