@@ -176,7 +176,7 @@ def as_judge(judge: object) -> Judge:
     )
 
 
-def judge_settings(kind: str = "auto", *, cache_path: str | os.PathLike | None = None, **options) -> JudgeSettings:
+def judge_settings(kind: str = AUTO, *, cache_path: str | os.PathLike | None = None, **options) -> JudgeSettings:
     """:class:`JudgeSettings` from edge names (``judge_url``/``url``/``eval_urls``, ``judge_model``/...):
     ``"auto"`` resolved, every mistake an :class:`InputError`.
 
@@ -203,7 +203,7 @@ def _endpoint(options: Mapping) -> tuple[dict, dict]:
     return endpoint, {name: value for name, value in options.items() if name not in names}
 
 
-def resolve_judge(judge: str | Judge | JudgeSettings | CheckCorrectFn = "auto", **options) -> Judge:
+def resolve_judge(judge: str | Judge | JudgeSettings | CheckCorrectFn = AUTO, **options) -> Judge:
     """The judge a name or object stands for (:mod:`~gpassk_opencompass.judges.registry`).
 
     A built-in name (``auto``, ``rule``, ``llm``, ``cascade``) takes the

@@ -12,10 +12,10 @@ naming the value before any answer is extracted or any request is sent.
 Traceback (most recent call last):
 ...
 gpassk_opencompass.errors.InputError: unknown judge kind 'lmm'; did you mean 'llm'? known: rule, llm, cascade
->>> JudgeSettings(kind="llm", urls=("http://127.0.0.1:8000",), model="m")
+>>> JudgeSettings(kind="llm", model="LiveMath-Judge")
 Traceback (most recent call last):
 ...
-gpassk_opencompass.errors.InputError: judge URL 'http://127.0.0.1:8000' has no path; OpenAI-compatible servers (vLLM, lmdeploy, SGLang) answer under /v1: did you mean 'http://127.0.0.1:8000/v1'?
+gpassk_opencompass.errors.InputError: judge kind 'llm' needs at least one judge URL (http://host:port/v1)
 """
 
 from __future__ import annotations
@@ -48,6 +48,10 @@ def check_url(url: str) -> str:
     Traceback (most recent call last):
     ...
     gpassk_opencompass.errors.InputError: judge URL 'localhost:8000/v1' is not an http(s) URL; expected e.g. http://HOST:PORT/v1
+    >>> check_url("http://127.0.0.1:8000")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: judge URL 'http://127.0.0.1:8000' has no path; OpenAI-compatible servers (vLLM, lmdeploy, SGLang) answer under /v1: did you mean 'http://127.0.0.1:8000/v1'?
     """
     if not isinstance(url, str):
         raise InputError(f"judge URL must be a string, got {type(url).__name__} {url!r}")
