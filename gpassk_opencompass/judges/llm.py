@@ -519,7 +519,7 @@ class _AskAll:
     def _stopped(self, text: str) -> JudgeError:
         """The run's stop: ``text`` and how many verdicts arrived before it."""
         so_far = f"{self.arrived} of {len(self.prompts)} verdicts arrived before that"
-        return JudgeError(f"{text}; {so_far}", arrived=self.arrived, mid_run=True)
+        return JudgeError(f"{clause(text)}; {so_far}", arrived=self.arrived, mid_run=True)
 
     def _rejected(self, attempt: _Attempt, reply: Reply) -> None:
         """A 4xx: the run stops, or this prompt alone is unresolved (until too many come in a row)."""
