@@ -53,6 +53,7 @@ from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.files import UnreadableJSON, load_json_text
 from gpassk_opencompass.judges import LANGUAGES, CheckCorrectFn, Judge, JudgeItem, JudgeSettings
 from gpassk_opencompass.judges.registry import as_judge, resolve_judge, with_verdict_cache
+from gpassk_opencompass.judges.source import SourceJudge
 from gpassk_opencompass.scoring.results import (
     DIGEST_FIELDS,
     IDENTICAL_SHARE_WARNING,
@@ -577,8 +578,6 @@ def for_source(judge: Judge, format: str, questions: Sequence[Question]) -> Judg
     Raises:
         InputError: the source judge, and no question carries its source's verdicts.
     """
-    from gpassk_opencompass.judges.source import SourceJudge
-
     if not isinstance(judge, SourceJudge):
         return judge
     if all(question.source_verdicts is None for question in questions):
