@@ -5,31 +5,26 @@ r"""The LLM judge: many prompts over one or more OpenAI-compatible endpoints.
 back.  It keeps ``concurrency`` requests in flight per URL, all URLs drawing
 from one queue (a fast server takes more work), at temperature 0.
 
-What each reply means (a verdict, a fault to retry, a refusal, ...) is
-decided by :func:`~gpassk_opencompass.judges.replies.classify`, a pure
-function; the loop here counts, retries, gives up or stops the run.
+What each reply means is decided by
+:func:`~gpassk_opencompass.judges.replies.classify`, a pure function (its
+table: a verdict, no verdict, a reply cut by the token limit, a fault, a
+refusal of this request, a refusal that stops the run, a redirect); the loop
+here counts, retries, gives up or stops the run.
 
 **Probe first.**  Before the concurrent workers start, the first prompts are
 sent one per URL, alone (real work: their verdicts are kept).  An answer that
 no retry can fix stops the run there, with one line, instead of a flood of
 identical failures.
 
-**Transient faults are retried while the judge makes progress**, each retry
-free to land on any URL, after an exponential backoff with full jitter (or
-after ``Retry-After`` when the server names a longer wait, capped at
-:data:`MAX_RETRY_AFTER` and at the progress window; a wait over
-:data:`LOGGED_WAIT` seconds is logged):
-
-* 429, 408, 5xx, timeouts, dropped connections, a body that is not JSON or
-  is over :data:`~gpassk_opencompass.judges.transport.MAX_REPLY_BYTES`;
-* a reply without a readable final ``\boxed{yes}``/``\boxed{no}`` (at most
-  :data:`REPLIES_WITHOUT_VERDICT` of them per prompt: at temperature 0 the
-  judge tends to say the same again); the reply is read by the settings'
-  judge protocol (``judge_prompt``): under ``livemathbench`` any non-blank
-  reply is a verdict, as OpenCompass reads it;
-* a reply cut by the token limit (``finish_reason: "length"``) -- never a
-  verdict, whatever it contains: it is asked again with twice the token
-  budget, up to :data:`MAX_TOKENS_GROWTH` times ``max_tokens``.
+**Faults, replies without a verdict and cut replies are retried while the
+judge makes progress**, each retry free to land on any URL, after an
+exponential backoff with full jitter (or after ``Retry-After`` when the server
+names a longer wait, capped at :data:`MAX_RETRY_AFTER` and at the progress
+window; a wait over :data:`LOGGED_WAIT` seconds is logged).  At most
+:data:`REPLIES_WITHOUT_VERDICT` replies without a verdict per prompt (at
+temperature 0 the judge tends to say the same again); a cut reply is asked
+again at once with twice the token budget, up to :data:`MAX_TOKENS_GROWTH`
+times ``max_tokens``.
 
 A prompt stops being retried when the judge has given no verdict to *any*
 request for ``progress_window`` seconds (or after ``max_retries`` retries,
@@ -41,21 +36,14 @@ transport bounds reply sizes and refuses redirects (see
 A prompt whose retries run out gets ``correct=None`` with the reason --
 counted, never silently wrong.
 
-**Faults retrying cannot fix stop the run** with :class:`JudgeError`:
-
-* 401/403 (key refused), 404 and "model not found" answers (wrong URL or
-  model name; the message lists the models the server serves);
-* any other 4xx (400, 422, ...) before the endpoint has given one verdict;
-  after that, a 4xx that names the item (e.g. "maximum context length") makes
-  that prompt alone unresolved, but :data:`REJECTIONS_IN_A_ROW` of them with
-  no verdict in between stop the run;
-* :data:`OVERSIZED_IN_A_ROW` replies over the size limit in a row, with no
-  verdict between them (a URL that is not a chat-completions endpoint, or a
-  broken server: no retry makes its replies smaller);
-* a judge that stops answering: :func:`failures_in_a_row_limit` failed
-  requests in a row (connections, timeouts, 5xx; not 429s or replies without
-  a verdict) with no verdict in between.  The message says how many verdicts
-  arrived; they were already handed to ``on_answer`` (and so cached).
+**The run stops** with :class:`JudgeError` on a refusal no retry can fix
+(a refused key, a wrong URL or model: the message lists the models the
+server serves; any 4xx before the endpoint's first verdict), and on
+:data:`REJECTIONS_IN_A_ROW` refused requests, :data:`OVERSIZED_IN_A_ROW`
+oversized replies or :func:`failures_in_a_row_limit` failed requests
+(connections, timeouts, 5xx; not 429s or replies without a verdict) in a row
+with no verdict between them.  The message says how many verdicts arrived;
+they were already handed to ``on_answer`` (and so cached).
 
 Every message this module produces (errors, reasons, log lines) passes
 through :func:`~gpassk_opencompass.redaction.redact`: a server that quotes
