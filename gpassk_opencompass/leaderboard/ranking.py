@@ -35,15 +35,16 @@ from pathlib import Path
 
 import numpy as np
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.leaderboard.records import BenchmarkTable, Leaderboard, Notice, RankingInfo, Row
 from gpassk_opencompass.leaderboard.table import GREEDY
-from gpassk_opencompass.scoring.results import ResultsFile, load_results
+from gpassk_opencompass.scoring.results import ResultsFile
+from gpassk_opencompass.scoring.results_io import load_results
 from gpassk_opencompass.uncertainty.paired import metric_values
 from gpassk_opencompass.uncertainty.ranks import adjacent_significance, rank_intervals
 
 CORRECTIONS = ("holm", "none")
-DEFAULT_LEVEL = 0.95
 DEFAULT_RESAMPLES = 2000
 #: A row's value and the one its details give may differ by float rounding only (x100 scale).
 _REPRODUCED = 1e-6
@@ -69,7 +70,7 @@ def rank_leaderboard(
     board: Leaderboard,
     *,
     metric: str | None = None,
-    level: float = DEFAULT_LEVEL,
+    level: float = defaults.CI,
     correction: str = "holm",
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,

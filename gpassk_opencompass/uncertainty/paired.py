@@ -17,7 +17,7 @@ mG-Pass@k, or accuracy :math:`c_i / n`). With :math:`d_i = v^A_i - v^B_i`:
 The two resampling tests are :mod:`.resampling`'s; ``K`` models on shared questions (rank intervals, a
 leaderboard's adjacent pairs) are :mod:`.ranks`'.
 
->>> comparison = paired_comparison([16, 12, 9, 16, 4, 10], [12, 12, 5, 10, 4, 2], n=16, ks=[4], thresholds=[0.5])
+>>> comparison = paired_comparison([16, 12, 9, 16, 4, 10], [12, 12, 5, 10, 4, 2], n=16, k=[4], thresholds=[0.5])
 >>> result = comparison["G-Pass@4_0.5"]
 >>> round(result.difference, 4), result.test, result.permutations, round(result.p_value, 4)
 (23.6538, 'exact', 16, 0.125)
@@ -34,6 +34,7 @@ from gpassk_opencompass.checks import examples, non_negative_int, open_unit, pos
 from gpassk_opencompass.defaults import CI
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import (
+    DEFAULT_K,
     DEFAULT_THRESHOLDS,
     accuracy_key,
     counts_and_n,
@@ -66,7 +67,7 @@ __all__ = [
 # metric keys and per-question values
 
 
-def metric_table(counts, n, ks, thresholds, accuracy: bool) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+def metric_table(counts, n, k, thresholds, accuracy: bool) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Keys, per-question values (questions x metrics, in [0, 1]), counts and n.
 
     Accuracy first (when asked), then :func:`~gpassk_opencompass.metrics.summarize`'s order.
@@ -80,8 +81,8 @@ def metric_table(counts, n, ks, thresholds, accuracy: bool) -> tuple[list[str], 
     if accuracy:
         keys.append(accuracy_key(n_array))
         columns.append((c / n_array) * np.ones(c.shape))
-    if len(list(ks)):
-        metric_keys, values, c, n_array = per_question_values(c, n_array, ks, thresholds)
+    if len(list(k)):
+        metric_keys, values, c, n_array = per_question_values(c, n_array, k, thresholds)
         keys += metric_keys
         columns += list(values.T)
     if not keys:
@@ -317,7 +318,7 @@ def paired_comparison(
     counts_a,
     counts_b,
     n=None,
-    ks=(4, 8, 16),
+    k=DEFAULT_K,
     thresholds=DEFAULT_THRESHOLDS,
     *,
     accuracy: bool = True,
@@ -336,7 +337,7 @@ def paired_comparison(
             :func:`align_runs`), same ``n``.
         n: generations per question (int or one per question; the matrix
             width for matrices).
-        ks: the k values (each <= n); empty for accuracy only.
+        k: the k values (each <= n); empty for accuracy only.
         thresholds: the tau values.
         accuracy: include mean accuracy (first, keyed like the results file).
         ci: the level of the bootstrap interval.
@@ -352,7 +353,7 @@ def paired_comparison(
     Raises:
         InputError: mismatched shapes or n, bad counts, ``ci`` outside (0, 1).
 
-    >>> result = paired_comparison([4, 3, 4, 2, 4, 3], [2, 3, 1, 2, 0, 1], n=4, ks=[])["accuracy (4 runs average)"]
+    >>> result = paired_comparison([4, 3, 4, 2, 4, 3], [2, 3, 1, 2, 0, 1], n=4, k=[])["accuracy (4 runs average)"]
     >>> round(result.difference, 4), result.p_value  # 11/24; only all-plus and all-minus reach |sum| = 11/4
     (45.8333, 0.125)
     >>> round(result.ci_low, 4), round(result.ci_high, 4)
@@ -376,8 +377,8 @@ def paired_comparison(
         )
     if shape_a != shape_b:
         raise InputError(f"counts_a and counts_b must have the same shape (same n); got {shape_a} and {shape_b}")
-    keys, values_a, _, _ = metric_table(counts_a, n, ks, thresholds, accuracy)
-    _, values_b, _, _ = metric_table(counts_b, n, ks, thresholds, accuracy)
+    keys, values_a, _, _ = metric_table(counts_a, n, k, thresholds, accuracy)
+    _, values_b, _, _ = metric_table(counts_b, n, k, thresholds, accuracy)
     differences = snap_ties(values_a - values_b)
     questions = differences.shape[0]
     tests = sign_flip_columns(differences, n_perm, exact_max, rng)
