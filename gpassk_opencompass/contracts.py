@@ -23,16 +23,36 @@ Traceback (most recent call last):
 ...
 gpassk_opencompass.errors.InputError: grid.json: unknown field 'temprature'; did you mean 'temperature'? known: n, temperature
 
-A validator of a field raises :class:`~gpassk_opencompass.errors.InputError`
-(or ``InputError``) with the project's own wording, which is kept as it is.
+A validator raises :class:`~gpassk_opencompass.errors.InputError` with the
+project's own wording, which is kept as it is. ``InputError`` is not a
+``ValueError`` (pydantic's way to report a broken rule), so every contract turns
+one raised by its validators into that (:func:`_as_constraint`): the line keeps
+where it is (``details[1]: ...``) and its source, as pydantic's own do.
+
+>>> from pydantic import field_validator
+>>> class Draws(Contract):
+...     k: int
+...     @field_validator("k")
+...     @classmethod
+...     def _even(cls, k: int) -> int:
+...         if k % 2:
+...             raise InputError(f"k must be even; got k={k}")
+...         return k
+>>> Draws.parse({"k": 3}, "grid.json")
+Traceback (most recent call last):
+...
+gpassk_opencompass.errors.InputError: grid.json: k must be even; got k=3
 """
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
+from pydantic_core import CoreSchema
 
 from gpassk_opencompass.checks import did_you_mean
 from gpassk_opencompass.errors import InputError
@@ -43,10 +63,45 @@ else:  # Python 3.10
     from typing_extensions import Self
 
 
+def _as_constraint(validator: Callable[..., Any]) -> Callable[..., Any]:
+    """``validator`` raising an :class:`InputError` as pydantic's ``ValueError`` for a broken rule, so that
+    pydantic locates it (``details[1]``) and :func:`input_error` words it like the others."""
+
+    @functools.wraps(validator)
+    def validate(*args: Any) -> Any:
+        try:
+            return validator(*args)
+        except InputError as error:
+            raise ValueError(str(error)) from None
+
+    validate.as_constraint = True  # type: ignore[attr-defined]
+    return validate
+
+
+def _report_input_errors(schema: object) -> None:
+    """Every validator function in a core ``schema`` (walked in place) through :func:`_as_constraint`."""
+    if isinstance(schema, dict):
+        function = schema.get("function")  # a validator's: {"type": "no-info" or "with-info", "function": ...}
+        if isinstance(function, dict) and not hasattr(function.get("function"), "as_constraint"):
+            function["function"] = _as_constraint(function["function"])
+        for value in schema.values():
+            _report_input_errors(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            _report_input_errors(item)
+
+
 class Contract(BaseModel):
     """A declared document or setting: unknown keys refused, values immutable, JSON types strict."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema:
+        """The model's schema, its validators' :class:`InputError` reported as pydantic's (:func:`_as_constraint`)."""
+        schema = handler(source)
+        _report_input_errors(schema)
+        return schema
 
     @classmethod
     def parse(cls, data: Any, source: str = "<input>") -> Self:

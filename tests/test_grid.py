@@ -123,7 +123,7 @@ def test_greedy_only_grid_is_said_with_temperatures_none():
 
 def test_an_empty_temperature_list_is_not_a_greedy_only_grid():
     with pytest.raises(
-        ValueError,
+        InputError,
         match=re.escape(
             "temperatures is empty; list at least one temperature (for a "
             "greedy-only grid set greedy = True and temperatures = None)"
@@ -134,13 +134,13 @@ def test_an_empty_temperature_list_is_not_a_greedy_only_grid():
 
 def test_two_models_with_one_name_are_refused_naming_both():
     with pytest.raises(
-        ValueError, match=re.escape("models[0] and models[1] are both named 'Model'; give one of them a distinct name=")
+        InputError, match=re.escape("models[0] and models[1] are both named 'Model'; give one of them a distinct name=")
     ):
         template(models=[dict(path="org1/Model"), dict(path="org2/Model")])
 
 
 def test_collision_through_dot_replacement():
-    with pytest.raises(ValueError, match="both be written to 'm-1_t"):
+    with pytest.raises(InputError, match="both be written to 'm-1_t"):
         expand(template(models=[dict(path="a/m.1"), dict(path="b/m-1")], greedy=False))
 
 
@@ -356,7 +356,7 @@ def test_parse_override(assignment, expected):
     ],
 )
 def test_parse_override_refuses_what_it_cannot_read(assignment, message):
-    with pytest.raises(ValueError, match=re.escape(message)):
+    with pytest.raises(InputError, match=re.escape(message)):
         parse_override(assignment)
 
 
@@ -422,9 +422,9 @@ def test_a_greedy_only_grid_never_sends_top_k_so_a_server_without_it_is_fine():
 def test_a_model_server_overrides_the_template_server():
     parsed = template(**API, server="vllm", models=[dict(path="a/x"), dict(path="b/y", server="llama.cpp")])
     assert [model.server for model in parsed.models] == ["vllm", "llama.cpp"]
-    with pytest.raises(ValueError, match=re.escape("models[1] (b/y): server 'ollama' (Ollama's")):
+    with pytest.raises(InputError, match=re.escape("models[1] (b/y): server 'ollama' (Ollama's")):
         template(**API, server="vllm", models=[dict(path="a/x"), dict(path="b/y", server="ollama")])
-    with pytest.raises(ValueError, match=re.escape("models[0].server must be one of vllm,")):
+    with pytest.raises(InputError, match=re.escape("models[0].server must be one of vllm,")):
         template(**API, models=[dict(path="a/x", server="vLLM")])
 
 
@@ -432,7 +432,7 @@ def test_a_model_server_overrides_the_template_server():
 def test_reasoning_models_get_no_temperature_from_opencompass_so_only_its_default_is_named(changes):
     api = dict(backend="openai-api", seed=None, top_k=None, repetition_penalty=None, server="openai")
     with pytest.raises(
-        ValueError,
+        InputError,
         match=re.escape("models[1] (o3-mini-2025-01-31): OpenCompass sends no temperature to models named like 'o3'"),
     ):
         template(**api, models=["gpt-4o", "o3-mini-2025-01-31"], **changes)

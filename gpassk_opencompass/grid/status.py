@@ -165,7 +165,7 @@ def read_result(path: Path) -> tuple[bool, int, str]:
         return False, 0, redact(f"the evaluator reported: {str(document['error'])[:200]}")
     try:
         record = read_results(document, path.name)
-    except ValueError as error:
+    except InputError as error:
         return False, 0, redact(str(error))
     return record.complete, record.unresolved, ""
 
@@ -263,7 +263,7 @@ def running_launch(run_dir: Path, is_alive: Callable[[int], bool] = pid_alive) -
     try:
         record = read_json_file(path)
         host, pid = record["host"], int(record["pid"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, InputError, KeyError, TypeError, ValueError):  # ValueError: a pid that is not a number
         return None
     if host != socket.gethostname():
         return f"host {host}"

@@ -237,7 +237,7 @@ def read_records(name: str, path: str, read, check) -> tuple[int | None, list[Pr
     """
     try:
         pairs = list(read(path))
-    except (OSError, ValueError) as error:
+    except (OSError, InputError) as error:
         return None, [Problem(ERROR, name, f"{path} does not read: {error}")]
     count = 0
     refusals: dict[str, list[str]] = {}
@@ -246,7 +246,7 @@ def read_records(name: str, path: str, read, check) -> tuple[int | None, list[Pr
             if not isinstance(record, dict):
                 raise InputError(f"{path} record {key}: expected a JSON object, got {type(record).__name__}")
             count += bool(check(key, record, f"{path} record {key}"))
-        except ValueError as error:
+        except InputError as error:
             message = str(error)
             kind = message.removeprefix(f"{path} record {key}: ").partition(";")[0]
             refusals.setdefault(kind, []).append(message)

@@ -34,6 +34,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from gpassk_opencompass.errors import InputError
+
 #: A recorded metric and the value its details give may differ by this many points (x 100 scale):
 #: far above float rounding, far below any hand edit worth catching.
 TOLERANCE = 0.01
@@ -159,7 +161,7 @@ def _unreproduced(record) -> list[str]:
     subsets = {column: [question.labels[column] for question in record.details] for column in columns}
     try:
         computed = gpassk_results(c, n, ks, sorted(thresholds) or [1.0], subsets, bootstrap=False).metrics
-    except ValueError as error:
+    except InputError as error:
         return [f"its per-question details cannot be scored ({error})"]
     off = [
         (key, record.metrics[key], computed[key])
