@@ -136,17 +136,6 @@ def stop_on_signals(signals: Sequence[int] = (signal.SIGTERM, signal.SIGHUP)) ->
             signal.signal(signum, action)
 
 
-def stopped(stop: KeyboardInterrupt) -> tuple[str, int]:
-    """What stopped a command, and its exit code: Ctrl-C (130), or a signal (:class:`Terminated`: 128 + its number).
-
-    >>> stopped(KeyboardInterrupt()), stopped(Terminated(signal.SIGTERM))
-    (('interrupted', 130), ('terminated by SIGTERM', 143))
-    """
-    if isinstance(stop, Terminated):
-        return f"terminated by {stop.args[0]}", EXIT_SIGNAL_BASE + stop.signum
-    return "interrupted", EXIT_INTERRUPTED
-
-
 @dataclass(frozen=True)
 class Resumable:
     """What a command leaves for a rerun, said when it stops early (Ctrl-C, a signal, the judge failing, a
@@ -173,6 +162,8 @@ def ending(error: BaseException, resumable: Resumable | None = None) -> tuple[in
 
     >>> ending(InputError("--k 16: k must be <= n = 8"))
     (2, 'error: --k 16: k must be <= n = 8')
+    >>> ending(KeyboardInterrupt())
+    (130, 'interrupted')
     >>> ending(Terminated(signal.SIGTERM), Resumable("every verdict that arrived is kept in c.jsonl"))
     (143, 'terminated by SIGTERM; every verdict that arrived is kept in c.jsonl; run the same command again to resume')
     >>> ending(ValueError("an internal invariant broke")) is None
@@ -186,8 +177,12 @@ def ending(error: BaseException, resumable: Resumable | None = None) -> tuple[in
     if isinstance(error, WriteError):
         still_left = resumable is not None and resumable.after_write and error.path != resumable.store
         return EXIT_WRITE_FAILED, f"error: {clause(error)}{left}" if still_left else f"error: {error}"
-    if isinstance(error, KeyboardInterrupt):  # Ctrl-C, or SIGTERM/SIGHUP (stop_on_signals)
-        what, code = stopped(error)
+    if isinstance(error, KeyboardInterrupt):  # Ctrl-C, or SIGTERM/SIGHUP (stop_on_signals: 128 + its number)
+        what, code = (
+            (f"terminated by {error.args[0]}", EXIT_SIGNAL_BASE + error.signum)
+            if isinstance(error, Terminated)
+            else ("interrupted", EXIT_INTERRUPTED)
+        )
         return code, f"{what}{left}; {RESUME}" if left else what
     from gpassk_opencompass.judges import JudgeError  # deferred: gpassk --version imports no judge
 
