@@ -73,7 +73,7 @@ def evaluator_keywords(args: argparse.Namespace) -> dict:
 def run(args: argparse.Namespace) -> int:
     # deferred: OpenCompass and the scoring stack only when re-judging, not for `gpassk rejudge --help`
     from gpassk_opencompass.plugin.rejudge import rejudge_run
-    from gpassk_opencompass.scoring.results import format_report, unresolved_summary
+    from gpassk_opencompass.render.score_report import format_report, unresolved_summary
 
     kept = "every verdict that arrived is kept under the output run's results/"
     args.resumable = Resumable(kept, after_write=False)  # its cache is under the output run too

@@ -285,8 +285,8 @@ def say(message: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # deferred: the scoring stack (judges, numpy, pydantic) only when scoring, not for `gpassk score --help`
+    from gpassk_opencompass.render.score_report import format_report, unresolved_summary
     from gpassk_opencompass.scoring.flow import resolve_judge, score_file, with_verdict_cache
-    from gpassk_opencompass.scoring.results import format_report, unresolved_summary
 
     if args.cache and args.no_cache:
         raise InputError("--cache and --no-cache contradict each other; give one")

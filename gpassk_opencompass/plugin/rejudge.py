@@ -42,7 +42,8 @@ from gpassk_opencompass.plugin.runs import (
     prediction_parts,
     saved_config_paths,
 )
-from gpassk_opencompass.scoring.results import ResultsFile, load_results
+from gpassk_opencompass.scoring.results import ResultsFile
+from gpassk_opencompass.scoring.results_io import load_results
 
 
 @dataclass(frozen=True)

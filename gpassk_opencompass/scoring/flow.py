@@ -53,19 +53,17 @@ from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.files import UnreadableJSON, load_json_text
 from gpassk_opencompass.judges import LANGUAGES, CheckCorrectFn, Judge, JudgeItem, JudgeSettings
 from gpassk_opencompass.judges.registry import as_judge, is_builtin, load_judge, resolve_kind
-from gpassk_opencompass.scoring.results import (
-    DIGEST_FIELDS,
+from gpassk_opencompass.scoring.compute import (
     IDENTICAL_SHARE_WARNING,
-    CompactDetails,
-    ResultsFile,
-    bayes_block,
     gpassk_results,
     identical_share,
     results_document,
-    texts_sha256,
     warn_if_identical,
-    write_results,
 )
+from gpassk_opencompass.scoring.details import DIGEST_FIELDS, CompactDetails, texts_sha256
+from gpassk_opencompass.scoring.results import ResultsFile
+from gpassk_opencompass.scoring.results_io import json_document, write_results
+from gpassk_opencompass.uncertainty.bayes import bayes_interval_counts
 from gpassk_opencompass.uncertainty.numerics import check_prior
 
 #: What ``interval`` may ask for: bootstrap intervals (``gpassk.uncertainty``), Bayesian
@@ -380,7 +378,7 @@ def check_questions(questions: Sequence[Question], request: ScoringRequest) -> N
         zeros, n, request.ks, request.thresholds, ci=request.ci, n_boot=request.n_boot, seed=request.seed
     )
     if request.bayes:
-        bayes_block(zeros, n, request.ks, request.thresholds, prior=request.prior, level=request.ci)
+        bayes_interval_counts(zeros, n, request.ks, request.thresholds, prior=request.prior, level=request.ci)
 
 
 def score_questions(
@@ -391,7 +389,7 @@ def score_questions(
     progress: bool = True,
 ) -> dict:
     """:func:`scored_results` as the plain results document (what OpenCompass writes into its results file)."""
-    return scored_results(questions, request, judge, progress=progress).document()
+    return json_document(scored_results(questions, request, judge, progress=progress))
 
 
 def scored_results(
@@ -450,7 +448,7 @@ def scored_results(
     )
     bayes = None
     if request.bayes:  # resolved verdicts only: an unresolved one is left out of its question's n
-        bayes = bayes_block(
+        bayes = bayes_interval_counts(
             counts,
             n - details.unresolved,
             request.ks,
