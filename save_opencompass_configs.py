@@ -73,11 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     logger.remove()
     logger.add(sys.stderr, level="INFO", format="{message}")
     from gpassk_opencompass.cli import exit_code
-    from gpassk_opencompass.grid import spec, writer
+    from gpassk_opencompass.grid import overrides, spec, writer
 
     try:
-        overrides = dict(spec.parse_override(assignment) for assignment in args.set)
-        template = writer.load_template(args.config_template_file, overrides)
+        assignments = dict(overrides.parse_override(assignment) for assignment in args.set)
+        template = writer.load_template(args.config_template_file, assignments)
         runs = spec.expand(template)
         files = writer.plan(runs, template, args.config_template_file)
         if args.dry_run:

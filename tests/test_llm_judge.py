@@ -20,6 +20,7 @@ from gpassk_opencompass.judges import (
     judge_items,
     parse_judge_reply,
 )
+from gpassk_opencompass.log import enable_logging
 from loopback_judge import exact_match_judge, shown
 from loopback_openai import Fault, Reply, last_user_message
 
@@ -232,6 +233,7 @@ def test_the_api_key_is_sent_but_never_logged(loopback_openai, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-other")
     server = loopback_openai(FlakyJudge(Fault(status=500)))
     log = io.StringIO()
+    enable_logging()
     sink = logger.add(log, level="DEBUG")
     try:
         judge_items(items_for(["12"]), llm(server), progress=False)

@@ -245,7 +245,7 @@ def _shifts(
     ks = [k for k in ks if k <= int(n.min())]
     counts_a = np.array([sum(verdict is True for verdict in row) for row in correct_a])
     counts_b = np.array([sum(verdict is True for verdict in row) for row in correct_b])
-    shifts = metric_shift(counts_a, counts_b, n=n, ks=ks, thresholds=thresholds)
+    shifts = metric_shift(counts_a, counts_b, n=n, k=ks, thresholds=thresholds)
     return tuple(shifts.values()), None
 
 

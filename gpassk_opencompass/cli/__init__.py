@@ -327,7 +327,7 @@ def configure_logging(level: str = "INFO") -> None:
     """
     from tqdm import tqdm
 
-    from gpassk_opencompass.log import logger
+    from gpassk_opencompass.log import enable_logging, logger
 
     def write(message) -> None:
         text = str(message)
@@ -337,6 +337,7 @@ def configure_logging(level: str = "INFO") -> None:
 
     logger.remove()
     logger.add(write, level=level, format="{level}: {message}")
+    enable_logging()
 
 
 def main(argv: list[str] | None = None) -> int:

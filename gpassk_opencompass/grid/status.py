@@ -379,20 +379,3 @@ def summary(statuses: Sequence[RunStatus]) -> str:
     counts = Counter(status.state for status in statuses)
     parts = [f"{counts[state]} {state}" for state in STATES if counts[state]]
     return f"{len(statuses)} config{'s' if len(statuses) != 1 else ''}: {', '.join(parts)}"
-
-
-def format_line(status: RunStatus) -> str:
-    """One line per config: state, config stem, then where to look.
-
-    >>> run = GridRun(Path("m@d.py"), "m", "d")
-    >>> format_line(RunStatus(run, FAILED, Path("w/m@d/20250101_000000"), log=Path("w/x.out"), detail="boom"))
-    'failed      m@d  log: w/x.out  (boom)'
-    """
-    line = f"{status.state:<11} {status.run.stem}"
-    if status.state == DONE and status.result is not None:
-        return line
-    if status.log is not None:
-        line += f"  log: {status.log}"
-    if status.detail:
-        line += f"  ({status.detail})"
-    return line

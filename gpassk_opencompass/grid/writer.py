@@ -42,12 +42,12 @@ from gpassk_opencompass.files import (
     read_json_file,
     write_text_atomic,
 )
+from gpassk_opencompass.grid.overrides import apply_overrides
 from gpassk_opencompass.grid.python_source import ImportPath, python_source
 from gpassk_opencompass.grid.spec import (
     SERVERS,
     GridTemplate,
     RunSpec,
-    apply_overrides,
     manifest,
     parse_template,
     refuse_unsafe_text,

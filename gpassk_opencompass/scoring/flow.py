@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import sys
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -749,7 +750,7 @@ def score(
     thresholds: float | Sequence[float] = metrics.DEFAULT_THRESHOLDS,
     output: str | os.PathLike | None = None,
     cache: bool | str | os.PathLike = True,
-    progress: bool = True,
+    progress: bool | None = None,
     format: str = "auto",
     **options,
 ) -> ResultsFile:
@@ -769,7 +770,7 @@ def score(
             ``allow_unresolved=True``.
         cache: the verdict cache, as ``gpassk score`` chooses it (:func:`with_verdict_cache`): ``True`` (the
             default policy), ``False`` (none) or a path.
-        progress: show progress bars on stderr.
+        progress: show progress bars on stderr (``None``: when stderr is a terminal; else nothing is written there).
         **options: :class:`ScoringRequest` fields (``interval``, ``ci``, ``n_boot``, ``seed``, ``prior``,
             ``benchmark``, ``allow_unresolved``, ...) and judge options (``judge_url``, ``judge_model``,
             ``concurrency``, ``rule_timeout``, ... as :func:`judge_settings`).
@@ -789,6 +790,7 @@ def score(
     reference ``a``, k = 4 and 8, ``check_correct_fn = lambda pred, ref: pred == ref``) is
     ``docs/scoring.md``'s first example.
     """
+    progress = sys.stderr.isatty() if progress is None else progress
     fields = ScoringRequest.model_fields
     request = ScoringRequest(
         ks=k,  # type: ignore[arg-type]  # an int or a sequence: normalised by its validator
