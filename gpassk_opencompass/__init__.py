@@ -20,7 +20,7 @@ and works without OpenCompass installed (the core install: ``pip install gpassk-
 plugin: ``pip install 'gpassk-opencompass[opencompass]'``): the card's ``compute``, the OpenCompass
 plugin (:class:`GPassKEvaluator`, the LiveMathBench dataset), the Python API of ``gpassk score``
 (:func:`~gpassk_opencompass.scoring.flow.score`, :func:`~gpassk_opencompass.scoring.flow.score_file`,
-:func:`~gpassk_opencompass.scoring.flow.judge_settings`) and its types
+:func:`~gpassk_opencompass.judges.registry.judge_settings`) and its types
 (:class:`~gpassk_opencompass.scoring.flow.Question`,
 :class:`~gpassk_opencompass.scoring.results.ResultsFile`, :class:`~gpassk_opencompass.judges.Judge`,
 :class:`~gpassk_opencompass.judges.JudgeSettings`, :class:`~gpassk_opencompass.scoring.flow.ScoringRequest`).
@@ -51,9 +51,10 @@ from gpassk_opencompass.metrics import (
 if TYPE_CHECKING:  # the lazy names below, as type checkers see them
     from gpassk_opencompass.card import EVALUATE_SCRIPT, compute
     from gpassk_opencompass.judges import Judge, JudgeSettings
+    from gpassk_opencompass.judges.registry import judge_settings
     from gpassk_opencompass.plugin.datasets.livemathbench import LiveMathBenchDataset
     from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
-    from gpassk_opencompass.scoring.flow import Question, ScoringRequest, judge_settings, score, score_file
+    from gpassk_opencompass.scoring.flow import Question, ScoringRequest, score, score_file
     from gpassk_opencompass.scoring.results import ResultsFile
 
 __version__ = "0.1.0"
@@ -69,7 +70,7 @@ _LAZY = {
     "Question": ".scoring.flow",
     "ResultsFile": ".scoring.results",
     "ScoringRequest": ".scoring.flow",
-    "judge_settings": ".scoring.flow",
+    "judge_settings": ".judges.registry",
     "score": ".scoring.flow",
     "score_file": ".scoring.flow",
 }

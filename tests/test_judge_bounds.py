@@ -234,4 +234,4 @@ def test_an_absurd_concurrency_is_one_line_exit_2(tmp_path, capsys):
     )
     error = capsys.readouterr().err.strip()
     assert code == 2
-    assert error == ("gpassk score: error: judge setting concurrency must be an integer from 1 to 1024, got 2000000")
+    assert error == "gpassk score: error: concurrency = 2000000: input should be less than or equal to 1024"

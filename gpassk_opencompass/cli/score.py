@@ -267,7 +267,7 @@ def resume_hint(kind: str, kept: str, rule_timeout: int) -> str:
     >>> print(resume_hint("python:my_checks:same", "", 3))
     python:my_checks:same raised an exception, returned no bool or ran past --judge-timeout on these (each reason says which): fix the function (or give it longer) and run again
     """
-    from gpassk_opencompass.judges.registry import SOURCE, USER_PREFIX, judge_kind
+    from gpassk_opencompass.judges.kinds import SOURCE, USER_PREFIX, judge_kind
 
     if kind.startswith(SOURCE):
         return "the source has no verdict for these samples; judge them with --judge rule, llm or cascade"
@@ -290,8 +290,9 @@ def say(message: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # deferred: the scoring stack (judges, numpy, pydantic) only when scoring, not for `gpassk score --help`
+    from gpassk_opencompass.judges.registry import resolve_judge, with_verdict_cache
     from gpassk_opencompass.render.score_report import format_report, unresolved_summary
-    from gpassk_opencompass.scoring.flow import resolve_judge, score_file, with_verdict_cache
+    from gpassk_opencompass.scoring.flow import score_file
 
     if args.cache and args.no_cache:
         raise InputError("--cache and --no-cache contradict each other; give one")

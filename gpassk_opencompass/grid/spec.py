@@ -73,8 +73,8 @@ from gpassk_opencompass.catalog import get_benchmark
 from gpassk_opencompass.checks import did_you_mean, question_range
 from gpassk_opencompass.contracts import Contract
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.judges.kinds import AUTO, KINDS
 from gpassk_opencompass.judges.prompts import DEFAULT_JUDGE_PROMPT, PROTOCOLS
-from gpassk_opencompass.judges.registry import AUTO, KINDS
 
 BACKENDS = {
     "turbomind": "lmdeploy TurboMind inside the OpenCompass task (GPUs)",

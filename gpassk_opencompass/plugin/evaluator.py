@@ -31,6 +31,7 @@ from opencompass.registry import ICL_EVALUATORS
 from gpassk_opencompass import defaults
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import BuiltinJudge, Judge, JudgeSettings, judge_kind
+from gpassk_opencompass.judges.registry import resolve_judge
 from gpassk_opencompass.judges.rule import UNDECIDED_HINT
 from gpassk_opencompass.judges.types import judge_endpoint
 from gpassk_opencompass.log import enable_logging, logger
@@ -38,7 +39,7 @@ from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, check_request
 from gpassk_opencompass.plugin.replicas import by_question, check_replicas_align, question_count
 from gpassk_opencompass.render.score_report import unresolved_summary
 from gpassk_opencompass.scoring.compute import IDENTICAL_SHARE_WARNING
-from gpassk_opencompass.scoring.flow import Question, ScoringRequest, judge_language, resolve_judge, score_questions
+from gpassk_opencompass.scoring.flow import Question, ScoringRequest, judge_language, score_questions
 from gpassk_opencompass.scoring.results_io import read_results
 
 #: Columns used as subsets when ``subset_columns`` is not given (those present).
