@@ -164,10 +164,7 @@ class ScoringRequest(Setting):
         thresholds = (thresholds,) if isinstance(thresholds, numbers.Real) else tuple(thresholds)
         subsets = values["subsets"]
         subsets = (subsets,) if isinstance(subsets, str) else tuple(subsets)
-        try:
-            metrics.check_request(ks, thresholds)
-        except ValueError as error:
-            raise InputError(str(error)) from None
+        metrics.check_request(ks, thresholds)
         if values["interval"] not in INTERVALS:
             raise InputError(f"interval must be one of {', '.join(INTERVALS)}; got {values['interval']!r}")
         ci = values["ci"]
@@ -182,10 +179,7 @@ class ScoringRequest(Setting):
         if values["benchmark"] is not None:
             from gpassk_opencompass.catalog import get_benchmark
 
-            try:
-                get_benchmark(values["benchmark"])
-            except ValueError as error:
-                raise InputError(str(error)) from None
+            get_benchmark(values["benchmark"])
         numbers_as_given = {name: int(values[name]) for name in ("n_boot", "seed") if is_int(values[name])}
         return {
             **data,
@@ -381,14 +375,12 @@ def check_questions(questions: Sequence[Question], request: ScoringRequest) -> N
             raise InputError(f"question {question.id!r}: language must be 'en' or 'cn'; got {question.language!r}")
     n = np.array([len(question.predictions) for question in questions])
     zeros = np.zeros_like(n)
-    try:  # the very calls made after judging, on all-wrong counts: the same validation, milliseconds
-        metrics.summarize_uncertainty(
-            zeros, n, request.ks, request.thresholds, ci=request.ci, n_boot=request.n_boot, seed=request.seed
-        )
-        if request.bayes:
-            bayes_interval_counts(zeros, n, request.ks, request.thresholds, prior=request.prior, level=request.ci)
-    except ValueError as error:
-        raise InputError(str(error)) from None
+    # the very calls made after judging, on all-wrong counts: the same validation, milliseconds
+    metrics.summarize_uncertainty(
+        zeros, n, request.ks, request.thresholds, ci=request.ci, n_boot=request.n_boot, seed=request.seed
+    )
+    if request.bayes:
+        bayes_interval_counts(zeros, n, request.ks, request.thresholds, prior=request.prior, level=request.ci)
 
 
 def score_questions(
@@ -599,19 +591,16 @@ def _check_paths(
     from gpassk_opencompass.judges.cache import check_cache_file
 
     output, cache = paths["--output"], judge.cache_path
-    try:
-        check_distinct_paths(dict(paths))
-        check_not_input("--output", output, inputs)
-        check_not_input("--cache", cache, inputs)
-        if output is not None:
-            check_writable_file("--output", output)
-    except ValueError as error:
-        raise InputError(str(error)) from None
+    check_distinct_paths(dict(paths))
+    check_not_input("--output", output, inputs)
+    check_not_input("--cache", cache, inputs)
+    if output is not None:
+        check_writable_file("--output", output)
     if cache is not None:
         try:
             check_writable_file("the verdict cache", cache)
             check_cache_file(cache)  # an existing file must be a verdict cache: never append to another file
-        except ValueError as error:
+        except InputError as error:
             raise InputError(f"{clause(error)}; choose another place with --cache PATH (or --no-cache)") from None
 
 
