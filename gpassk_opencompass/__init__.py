@@ -16,7 +16,7 @@ core install: ``pip install gpassk-opencompass``; the plugin:
 :func:`~gpassk_opencompass.scoring.flow.judge_settings`) and its types
 (:class:`~gpassk_opencompass.judges.Judge`,
 :class:`~gpassk_opencompass.judges.JudgeSettings`,
-:class:`~gpassk_opencompass.scoring.flow.ScoringRequest`): the metric card's
+:class:`~gpassk_opencompass.scoring.request.ScoringRequest`): the metric card's
 ``check_correct_fn`` works as it does there (see docs/scoring.md):
 
 >>> from gpassk_opencompass import score
@@ -47,7 +47,7 @@ _LAZY = {
     "LiveMathBenchDataset": ".plugin.datasets.livemathbench",
     "Judge": ".judges",
     "JudgeSettings": ".judges",
-    "ScoringRequest": ".scoring.flow",
+    "ScoringRequest": ".scoring.request",
     "judge_settings": ".scoring.flow",
     "score": ".scoring.flow",
     "score_file": ".scoring.flow",

@@ -210,8 +210,8 @@ def add_metric_options(parser: argparse.ArgumentParser) -> None:
 
 
 def scoring_request(args: argparse.Namespace, ks):
-    """The :class:`~gpassk_opencompass.scoring.flow.ScoringRequest` of the shared options."""
-    from gpassk_opencompass.scoring.flow import ScoringRequest
+    """The :class:`~gpassk_opencompass.scoring.request.ScoringRequest` of the shared options."""
+    from gpassk_opencompass.scoring.request import ScoringRequest
 
     return ScoringRequest(
         ks=tuple(ks),

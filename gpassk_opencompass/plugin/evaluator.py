@@ -35,7 +35,9 @@ from gpassk_opencompass.judges.types import judge_endpoint
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, check_request
 from gpassk_opencompass.plugin.replicas import by_question, check_replicas_align, question_count
-from gpassk_opencompass.scoring.flow import Question, ScoringRequest, judge_language, resolve_judge, score_questions
+from gpassk_opencompass.scoring.flow import resolve_judge, score_questions
+from gpassk_opencompass.scoring.questions import Question, judge_language
+from gpassk_opencompass.scoring.request import ScoringRequest
 from gpassk_opencompass.scoring.results import IDENTICAL_SHARE_WARNING, unresolved_summary
 
 #: Columns used as subsets when ``subset_columns`` is not given (those present).
@@ -164,7 +166,7 @@ class GPassKEvaluator(BaseEvaluator):
             seed=seed,
             identical_warning=identical_warning,
             allow_unresolved=allow_unresolved,
-            interval=interval,
+            interval=interval,  # type: ignore[arg-type]  # one of INTERVALS: checked by the model
             prior=prior,  # type: ignore[arg-type]
         )
         urls = endpoint["urls"]

@@ -1,8 +1,13 @@
 """Scoring: generations -> verdicts -> counts -> metrics and intervals -> the results document.
 
+* :mod:`.questions` -- a question and its generations, and the one parse of a
+  record into one (the generations JSONL of ``gpassk score``, readers' records,
+  mappings in memory);
+* :mod:`.readers` -- the input formats of ``gpassk score`` (other tools' sample dumps);
+* :mod:`.request` -- what to compute (:class:`ScoringRequest`), checked before judging;
 * :mod:`.flow` -- the one scoring flow, called by ``gpassk score``,
   :class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator` and
-  re-judging alike, and the generations JSONL input of ``gpassk score``;
+  re-judging alike;
 * :mod:`.results` -- the results format: its schema and version, building it
   from judged questions, writing, reading back and validating it; every
   reader (the console report, the leaderboard) goes through it;
@@ -16,18 +21,9 @@ May import: :mod:`gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.judges`
 Never OpenCompass.
 """
 
-from gpassk_opencompass.scoring.flow import (
-    INTERVALS,
-    Question,
-    ScoringRequest,
-    check_questions,
-    judge_language,
-    load_generations,
-    parse_generations,
-    score,
-    score_file,
-    score_questions,
-)
+from gpassk_opencompass.scoring.flow import load_generations, score, score_file, score_questions
+from gpassk_opencompass.scoring.questions import Question, judge_language, parse_generations
+from gpassk_opencompass.scoring.request import INTERVALS, ScoringRequest, check_questions
 from gpassk_opencompass.scoring.results import (
     SCHEMA_VERSION,
     ResultsFile,
