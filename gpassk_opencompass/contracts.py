@@ -24,15 +24,35 @@ Traceback (most recent call last):
 gpassk_opencompass.errors.InputError: grid.json: unknown field 'temprature'; did you mean 'temperature'? known: n, temperature
 
 A validator of a field raises :class:`~gpassk_opencompass.errors.InputError`
-(or ``InputError``) with the project's own wording, which is kept as it is.
+with the project's own wording, which is kept as it is (after the item's place when it is an item
+of a list: it cannot name that place itself). A value too long to show is shortened, a container
+to a few items; where a union lets a value take several shapes, the error of the shape it came
+closest to is said:
+
+>>> class Draws(Contract):
+...     k: PositiveInt | list[PositiveInt]
+...     share: Annotated[Finite, Field(ge=0, le=1)] = 0.0
+>>> Draws.parse({"k": [4, 0]}, "r.json")
+Traceback (most recent call last):
+...
+gpassk_opencompass.errors.InputError: r.json: k[1] = 0: input should be greater than or equal to 1
+>>> Draws.parse({"k": 4, "share": list(range(1000))}, "r.json")
+Traceback (most recent call last):
+...
+gpassk_opencompass.errors.InputError: r.json: share = [0, 1, 2, 3, 4, 5, ...]: input should be a valid number
+
+The shared declarations :data:`Count`, :data:`PositiveInt`, :data:`Finite` and :data:`Absent` live here.
 """
 
 from __future__ import annotations
 
+import reprlib
 import sys
-from typing import Any
+import typing
+from collections.abc import Mapping
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpassk_opencompass.checks import did_you_mean
 from gpassk_opencompass.errors import InputError
@@ -41,6 +61,26 @@ if sys.version_info >= (3, 11):
     from typing import Self
 else:  # Python 3.10
     from typing_extensions import Self
+
+#: A count: an int >= 0.
+Count = Annotated[int, Field(ge=0)]
+#: An int >= 1.
+PositiveInt = Annotated[int, Field(ge=1)]
+#: A finite number (NaN and infinities refused).
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+
+if typing.TYPE_CHECKING:
+    _T = typing.TypeVar("_T")
+    #: A field that may be absent from a document (``None`` then) but is never ``null`` in one: type checkers
+    #: see ``_T | None``, pydantic validates (and the schema shows) ``_T`` alone.
+    Absent: typing.TypeAlias = _T | None
+else:
+
+    class Absent:
+        """``Absent[T]`` is ``T`` to pydantic (see the type checkers' definition above)."""
+
+        def __class_getitem__(cls, item):
+            return item
 
 
 class Contract(BaseModel):
@@ -54,7 +94,7 @@ class Contract(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as error:
-            raise input_error(error, source, cls) from None
+            raise input_error(error, source, cls, data) from None
 
 
 class Setting(Contract):
@@ -77,33 +117,77 @@ class Setting(Contract):
         try:
             super().__init__(**data)
         except ValidationError as error:
-            raise input_error(error, "", type(self)) from None
+            raise input_error(error, "", type(self), data) from None
 
     def replace(self, **changes: Any) -> Self:
         """A copy with ``changes``, validated again (what ``dataclasses.replace`` is for a dataclass)."""
         return type(self)(**{**dict(self), **changes})
 
 
-def _where(loc: tuple[int | str, ...]) -> str:
-    return ".".join(str(part) for part in loc) or "the document"
+def input_error(
+    error: ValidationError, source: str, model: type[BaseModel] | None = None, data: Any = None
+) -> InputError:
+    """The first problem of a pydantic ``ValidationError`` as one :class:`InputError` line.
 
-
-def input_error(error: ValidationError, source: str, model: type[BaseModel] | None = None) -> InputError:
-    """The first problem of a pydantic ``ValidationError`` as one :class:`InputError` line."""
-    first = error.errors(include_url=False)[0]
-    loc, kind, where = first["loc"], first["type"], _where(first["loc"])
+    ``data``, the input validated, locates the problem: a step of pydantic's location that is not a key or
+    an index of the data names a member of a union, and is left out of the place said. Of the errors a
+    union's members give for one value, the one that went deepest into it is said.
+    """
+    located = [(_path(problem["loc"], data), problem) for problem in error.errors(include_url=False)]
+    place = located[0][0]
+    path, first = max(  # ties: the first
+        (pair for pair in located if pair[0][: len(place)] == place), key=lambda pair: len(pair[0])
+    )
+    kind, where = first["type"], _where(path)
     prefix = f"{source}: " if source else ""
     if kind == "value_error":
-        cause = first.get("ctx", {}).get("error")
-        return InputError(f"{prefix}{cause if cause is not None else first['msg']}")
+        cause = first.get("ctx", {}).get("error", first["msg"])
+        item = f"{where}: " if any(isinstance(part, int) for part in path) else ""  # an item cannot name its place
+        return InputError(f"{prefix}{item}{cause}")
     if kind == "missing":
         return InputError(f"{prefix}{where} is missing; add it")
     if kind == "extra_forbidden":
-        known = _fields_at(model, loc[:-1]) if model is not None else []
-        hint = f"; {did_you_mean(loc[-1], known)}" if known else ""
-        return InputError(f"{prefix}unknown field {loc[-1]!r}{hint}")
+        known = _fields_at(model, tuple(path[:-1])) if model is not None else []
+        hint = f"; {did_you_mean(path[-1], known)}" if known else ""
+        return InputError(f"{prefix}unknown field {path[-1]!r}{hint}")
     message = first["msg"][:1].lower() + first["msg"][1:]
-    return InputError(f"{prefix}{where} = {first.get('input')!r}: {message}")
+    return InputError(f"{prefix}{where} = {_SHORT.repr(first.get('input'))}: {message}")
+
+
+#: How a message shows a value: a long string or a big container shortened.
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxtuple, _SHORT.maxdict, _SHORT.maxstring, _SHORT.maxother = 2, 6, 6, 4, 60, 60
+
+
+def _path(loc: tuple[int | str, ...], data: Any) -> list[int | str]:
+    """The steps of ``loc`` into ``data``: a name where the data is no mapping is a union member's, not a step."""
+    if data is None:
+        return list(loc)
+    path: list[int | str] = []
+    for part in loc:
+        if isinstance(part, str) and not isinstance(data, Mapping):
+            continue
+        path.append(part)
+        if isinstance(data, Mapping):
+            data = data.get(part)
+        elif isinstance(data, (list, tuple)) and isinstance(part, int) and -len(data) <= part < len(data):
+            data = data[part]
+        else:
+            data = None
+    return path
+
+
+def _where(path: list[int | str]) -> str:
+    """``gpassk.k``, ``details[0].verdicts[2]``, ``gpassk.uncertainty['mG-Pass@2']``; the first step as it is."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif not text:
+            text = part
+        else:
+            text += f".{part}" if part.isidentifier() else f"[{part!r}]"
+    return text or "the document"
 
 
 def _fields_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from scipy import stats
 
 from exact import exact_g_pass, exact_mg_pass
-from gpassk_opencompass.scoring.results import write_results
+from gpassk_opencompass.scoring.results_io import write_results
 
 Z95 = stats.norm.ppf(0.975)
 

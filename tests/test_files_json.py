@@ -21,7 +21,7 @@ from gpassk_opencompass import files
 from gpassk_opencompass.cli import main
 from gpassk_opencompass.grid.status import GridRun, config_status
 from gpassk_opencompass.judges.cache import VerdictCache, verdict_key
-from gpassk_opencompass.scoring.results import load_results
+from gpassk_opencompass.scoring.results_io import load_results
 from leaderboard_workdirs import standard_grid, write_manifest, write_run
 
 DEEP = "[" * 100_000 + "]" * 100_000

@@ -177,8 +177,8 @@ def test_a_legacy_incomplete_run_allowed_keeps_its_values_marked_without_bounds(
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"unresolved": "many"}, "the results' unresolved should be a count (an int >= 0), got 'many'"),
-        ({"gpassk": {"complete": "no"}}, "the results' gpassk.complete should be true or false, got 'no'"),
+        ({"unresolved": "many"}, "unresolved = 'many': input should be a valid integer"),
+        ({"gpassk": {"complete": "no"}}, "gpassk.complete = 'no': input should be a valid boolean"),
     ],
 )
 def test_a_malformed_completeness_record_skips_the_file(tmp_path, change, message):

@@ -3,22 +3,27 @@ malformed field is a one-line error; the Bayesian block is wired through the one
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
 
+import gpassk_opencompass
 from exact import exact_g_pass
 from gpassk_opencompass.cli import EXIT_OK, EXIT_USAGE, main
 from gpassk_opencompass.judges import JudgeSettings
 from gpassk_opencompass.judges.types import judge_endpoint
+from gpassk_opencompass.render.score_report import format_report
 from gpassk_opencompass.scoring import (
     SCHEMA_VERSION,
     Question,
     ScoringRequest,
-    format_report,
+    compute,
+    consistency,
     load_results,
     read_results,
     score_questions,
@@ -115,29 +120,40 @@ def test_schema_1_and_0_files_read(both):
 @pytest.mark.parametrize(
     "change, message",
     [
-        (lambda d: d.update(unresolved="many"), "the results' unresolved should be a count (an int >= 0), got 'many'"),
-        (lambda d: d["gpassk"].update(complete="no"), "the results' gpassk.complete should be true or false, got 'no'"),
+        (lambda d: d.update(unresolved="many"), "unresolved = 'many': input should be a valid integer"),
+        (lambda d: d["gpassk"].update(complete="no"), "gpassk.complete = 'no': input should be a valid boolean"),
         (lambda d: d["gpassk"].update(schema_version=9), "unknown results schema_version 9"),
-        (lambda d: d["gpassk"].update(k=[0]), "the results' gpassk.k should be a positive int or a list of them"),
-        (lambda d: d["gpassk"].update(n="8"), "the results' gpassk.n should be a positive int, got '8'"),
-        (lambda d: d["gpassk"].update(thresholds=["x"]), "the results' gpassk.thresholds should be a list of numbers"),
-        (lambda d: d["gpassk"].update(benchmark=3), "the results' gpassk.benchmark should be a benchmark name, got 3"),
-        (lambda d: d["gpassk"].update(bounds={"a": [1]}), "the results' gpassk.bounds should be an object of"),
+        (lambda d: d["gpassk"].update(k=[0]), "gpassk.k[0] = 0: input should be greater than or equal to 1"),
+        (lambda d: d["gpassk"].update(k="x"), "gpassk.k = 'x': input should be a valid integer"),
+        (lambda d: d["gpassk"].update(n="8"), "gpassk.n = '8': input should be a valid integer"),
+        (lambda d: d["gpassk"].update(thresholds=["x"]), "gpassk.thresholds[0] = 'x': input should be a valid number"),
+        (lambda d: d["gpassk"].update(benchmark=3), "gpassk.benchmark = 3: input should be a valid string"),
+        (lambda d: d["gpassk"].update(bounds={"a": [1]}), "gpassk.bounds.a[1] is missing; add it"),
+        (
+            lambda d: d["gpassk"].update(identical_replicas_share=2),
+            "gpassk.identical_replicas_share = 2: input should be less than or equal to 1",
+        ),
+        (lambda d: d["gpassk"].update(judge_stats=[]), "gpassk.judge_stats = []: input should be an object"),
         (
             lambda d: d["gpassk"]["uncertainty"]["mG-Pass@2"].update(ci_low="x"),
-            "the results' gpassk.uncertainty['mG-Pass@2'] is malformed",
+            "gpassk.uncertainty['mG-Pass@2'].ci_low = 'x': input should be a valid number",
         ),
         (
             lambda d: d["gpassk"]["bayes"]["mG-Pass@2"].update(prior=[1.0]),
-            "the results' gpassk.bayes['mG-Pass@2'] is malformed",
+            "gpassk.bayes['mG-Pass@2'].prior[1] is missing; add it",
         ),
-        (lambda d: d.update(details={}), "the results' details should be a list, got dict"),
-        (lambda d: d["details"][1].update(c=-1), 'details[1]."c" should be a count (an int >= 0), got -1'),
+        (lambda d: d.update(details={}), "details = {}: input should be a valid array"),
+        (lambda d: d.update(gpassk=list(range(100))), "gpassk = [0, 1, 2, 3, 4, 5, ...]: input should be an object"),
+        (lambda d: d["details"][1].update(c=-1), "details[1].c = -1: input should be greater than or equal to 0"),
+        (lambda d: d["details"][1].update(split=3), "details[1].split = 3: input should be a valid string"),
         (lambda d: d["details"][1].update(c=4), "details[1]: c=4, n=8 do not match its 8 verdicts"),
-        (lambda d: d["details"][0]["verdicts"][2].update(correct="yes"), "details[0].verdicts[2] should be an object"),
+        (
+            lambda d: d["details"][0]["verdicts"][2].update(correct="yes"),
+            "details[0].verdicts[2].correct = 'yes': input should be a valid boolean",
+        ),
         (
             lambda d: d["details"][0]["verdicts"][2].update(rule_correct=1.5),
-            "details[0].verdicts[2] should be an object",
+            "details[0].verdicts[2].rule_correct = 1.5: input should be a valid boolean",
         ),
     ],
 )
@@ -234,3 +250,50 @@ def test_score_on_a_run_folder_points_to_rejudge(tmp_path, capsys):
     assert main(["score", str(run), "--k", "1"]) == EXIT_USAGE
     error = capsys.readouterr().err.strip()
     assert error.splitlines()[-1].endswith(f"use: gpassk rejudge {run}")
+
+
+def test_the_overall_metrics_are_the_bootstrap_means_computed_once(monkeypatch):
+    """With intervals, each overall metric is its bootstrap estimate's mean: ``summarize`` is not run again."""
+
+    def again(*args, **kwargs):
+        raise AssertionError("the overall means were computed a second time")
+
+    expected = compute.gpassk_results(COUNTS, N, [2, 4], [0.5, 1.0], bootstrap=False).metrics
+    monkeypatch.setattr(compute, "summarize", again)
+    results = compute.gpassk_results(COUNTS, N, [2, 4], [0.5, 1.0], bootstrap=True)
+    assert results.metrics == expected
+    assert all(results.metrics[key] == interval.mean for key, interval in results.uncertainty.items() if "@" in key)
+
+
+def test_a_bug_while_checking_a_document_keeps_its_traceback(both, monkeypatch):
+    """A ValueError from the metrics while a document is checked is a bug: raised, never listed as a problem."""
+
+    def broken(*args, **kwargs):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(consistency, "gpassk_results", broken)
+    with pytest.raises(ValueError, match="boom"):
+        read_results(both)
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "scoring/results.py",
+        "scoring/details.py",
+        "scoring/compute.py",
+        "scoring/results_io.py",
+        "scoring/consistency.py",
+    ],
+)
+def test_the_results_modules_import_the_package_at_the_top_only(module):
+    """No import of the package inside a function dodges a circle (results <-> consistency was one)."""
+    path = Path(gpassk_opencompass.__file__).parent / module
+    inside = [
+        node.lineno
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for node in ast.walk(function)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("gpassk_opencompass")
+    ]
+    assert not inside, f"{module}: imports inside functions at lines {inside}"

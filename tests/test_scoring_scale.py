@@ -118,9 +118,10 @@ def test_a_generation_costs_its_text_and_an_index_from_its_line_to_the_written_r
 
 def test_the_compact_details_read_as_the_records_written(tmp_path):
     """What ``score`` returns (details held compactly) reads as what it wrote: records, labels, digests, document."""
+    from gpassk_opencompass.scoring.details import texts_digest
     from gpassk_opencompass.scoring.flow import score
     from gpassk_opencompass.scoring.questions import Question
-    from gpassk_opencompass.scoring.results import load_results, texts_digest
+    from gpassk_opencompass.scoring.results_io import json_document, load_results
 
     questions = [
         Question(f"q{q}", f"p{q}", "7", tuple(f"\\boxed{{{7 + (q + g) % 3}}}" for g in range(4)), labels={"split": s})
@@ -130,7 +131,7 @@ def test_the_compact_details_read_as_the_records_written(tmp_path):
     results = score(questions, k=2, judge="rule", output=output, subsets=("split",), progress=False)
     read = load_results(output)
     assert results.details == read.details and read.details == results.details
-    assert results.document() == json.loads(output.read_text())
+    assert json_document(results) == json.loads(output.read_text())
     assert [question.c for question in results.details] == [2, 1, 1]  # 7 of 7, 8, 9 (cycled from q)
     assert results.details[-1].labels == {"split": "a"} and results.details[1:2] == (read.details[1],)
     assert results.details[0].generations_sha256 == texts_digest(questions[0].predictions)

@@ -11,7 +11,7 @@ import pytest
 
 from gpassk_opencompass import score
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.scoring.results import load_results
+from gpassk_opencompass.scoring.results_io import load_results
 
 QWEN = Path(__file__).parent / "data" / "qwen-math" / "test_qwen25-math-cot_-1_seed0_t0.7_s0_e-1.jsonl"
 

@@ -241,7 +241,7 @@ def test_binary_matrices_give_the_same_answer_as_counts():
 
 
 def test_accuracy_key_matches_the_results_files():
-    from gpassk_opencompass.scoring.results import accuracy_key as report_key
+    from gpassk_opencompass.scoring.compute import accuracy_key as report_key
 
     for n in (1, 4, 48):
         assert accuracy_key(n) == report_key(n)

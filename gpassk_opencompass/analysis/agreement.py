@@ -135,7 +135,7 @@ class AgreementReport:
 def judge_name(results: ResultsFile) -> str:
     """How a results file's judge is named in a report.
 
-    >>> from gpassk_opencompass.scoring.results import read_results
+    >>> from gpassk_opencompass.scoring.results_io import read_results
     >>> judge_name(read_results({"gpassk": {"judge": "llm", "judge_model": "J", "prompt_version": "v2"}}))
     'llm J (prompt v2)'
     >>> judge_name(read_results({"gpassk": {"judge": "rule"}}))

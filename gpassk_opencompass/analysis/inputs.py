@@ -9,7 +9,8 @@ from pathlib import Path
 from gpassk_opencompass.checks import examples, unknown
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import check_distinct_paths, check_writable_file
-from gpassk_opencompass.scoring.results import ResultsFile, load_results
+from gpassk_opencompass.scoring.results import ResultsFile
+from gpassk_opencompass.scoring.results_io import load_results
 
 #: How the questions of two results files are paired (``--match-by``): by their ids, or in file order.
 MATCH_BY = ("id", "position")

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from gpassk_opencompass.judges import JudgeError
     from gpassk_opencompass.plugin.rejudge import rejudge_run
     from gpassk_opencompass.redaction import redact
-    from gpassk_opencompass.scoring.results import format_report, unresolved_summary
+    from gpassk_opencompass.render.score_report import format_report, unresolved_summary
 
     kept = "every verdict that arrived is kept under the output run's results/"
     try:

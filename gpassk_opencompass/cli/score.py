@@ -291,8 +291,8 @@ def run(args: argparse.Namespace) -> int:
     from gpassk_opencompass.judges import JudgeError
     from gpassk_opencompass.log import logger
     from gpassk_opencompass.redaction import redact
+    from gpassk_opencompass.render.score_report import format_report, unresolved_summary
     from gpassk_opencompass.scoring.flow import resolve_judge, score_file, with_verdict_cache
-    from gpassk_opencompass.scoring.results import format_report, unresolved_summary
 
     try:
         if args.cache and args.no_cache:

@@ -40,7 +40,7 @@ from typing import Any
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import UnreadableFile, UnreadableJSON, find_files, open_regular, read_json_file
 from gpassk_opencompass.redaction import redact
-from gpassk_opencompass.scoring.results import MAX_RESULTS_BYTES, read_results
+from gpassk_opencompass.scoring.results_io import MAX_RESULTS_BYTES, read_results
 
 MANIFEST = "manifest.json"
 TIMESTAMP = re.compile(r"\d{8}_\d{6}")

@@ -50,7 +50,7 @@ from gpassk_opencompass.plugin.runs import (
     load_saved_config,
     saved_config_paths,
 )
-from gpassk_opencompass.scoring.results import MAX_RESULTS_BYTES
+from gpassk_opencompass.scoring.results_io import MAX_RESULTS_BYTES
 
 MANIFEST_NAME = "manifest.json"
 #: ``gpassk grid run`` logs each launch to ``<run>/gpassk_launch_<timestamp>.log``, first line ``# <command>``.

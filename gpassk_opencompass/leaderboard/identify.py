@@ -33,7 +33,8 @@ from typing import TypeVar
 from gpassk_opencompass.checks import finite_number, positive_int
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.leaderboard.records import Interval, RunResult, Unresolved
-from gpassk_opencompass.scoring.results import ResultsFile, read_results
+from gpassk_opencompass.scoring.results import ResultsFile
+from gpassk_opencompass.scoring.results_io import read_results
 
 T = TypeVar("T")
 

@@ -38,7 +38,8 @@ import numpy as np
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.leaderboard.records import BenchmarkTable, Leaderboard, Notice, RankingInfo, Row
 from gpassk_opencompass.leaderboard.table import GREEDY
-from gpassk_opencompass.scoring.results import ResultsFile, load_results
+from gpassk_opencompass.scoring.results import ResultsFile
+from gpassk_opencompass.scoring.results_io import load_results
 from gpassk_opencompass.uncertainty.paired import adjacent_significance, metric_values, rank_intervals
 
 CORRECTIONS = ("holm", "none")

@@ -16,7 +16,7 @@ prediction in one batched, deduplicated, cached pass, and computes the
 metrics exactly (:mod:`gpassk_opencompass.metrics`), overall and per subset
 read from explicit columns (``split``, ``language``). This module is the only
 glue: the work is in :mod:`~gpassk_opencompass.plugin.replicas`,
-:mod:`~gpassk_opencompass.judges` and :mod:`~gpassk_opencompass.scoring.results`.
+:mod:`~gpassk_opencompass.judges` and :mod:`~gpassk_opencompass.scoring.results_io`.
 """
 
 from __future__ import annotations
@@ -35,10 +35,12 @@ from gpassk_opencompass.judges.types import judge_endpoint
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, check_request
 from gpassk_opencompass.plugin.replicas import by_question, check_replicas_align, question_count
+from gpassk_opencompass.render.score_report import unresolved_summary
+from gpassk_opencompass.scoring.compute import IDENTICAL_SHARE_WARNING
 from gpassk_opencompass.scoring.flow import resolve_judge, score_questions
 from gpassk_opencompass.scoring.questions import Question, judge_language
 from gpassk_opencompass.scoring.request import ScoringRequest
-from gpassk_opencompass.scoring.results import IDENTICAL_SHARE_WARNING, unresolved_summary
+from gpassk_opencompass.scoring.results_io import read_results
 
 #: Columns used as subsets when ``subset_columns`` is not given (those present).
 DEFAULT_SUBSET_COLUMNS = ("split", "language")
@@ -208,7 +210,7 @@ class GPassKEvaluator(BaseEvaluator):
         if document["unresolved"]:
             logger.error(
                 "GPassKEvaluator: INCOMPLETE -- "
-                + unresolved_summary(document, resume=self._resume_hint()).replace("\n", " | ")
+                + unresolved_summary(read_results(document), resume=self._resume_hint()).replace("\n", " | ")
             )
         return document
 

@@ -287,7 +287,7 @@ def _why_judge_again(results_file: Path, asked: GPassKEvaluator, ks) -> str | No
     intervals (bootstrap or Bayesian, their level, the prior).
     """
     from gpassk_opencompass.errors import clause
-    from gpassk_opencompass.scoring.results import load_results
+    from gpassk_opencompass.scoring.results_io import load_results
 
     try:
         record = load_results(results_file)
@@ -392,7 +392,7 @@ def rejudge_run(
         InputError: a bad path, output or setting, before anything is judged.
         JudgeError: the judge cannot serve the run.
     """
-    from gpassk_opencompass.scoring.results import load_results
+    from gpassk_opencompass.scoring.results_io import load_results
 
     targets = find_targets(path)
     output_dir = Path(output_dir) if output_dir is not None else default_output(targets)

@@ -6,6 +6,7 @@
 * :mod:`.reports` -- the analysis reports (``gpassk agree/compare/plan``) as Markdown and JSON, the
   agreement also as an HTML page;
 * :mod:`.plots` -- every chart, drawn with matplotlib;
+* :mod:`.score_report` -- the console report of ``gpassk score``/``rejudge`` and what is said when verdicts are missing;
 * ``templates/`` -- the one Jinja2 template directory of every HTML page (autoescaped).
 
 Renderers are pure functions of what they are given (a ``Leaderboard``, a report); this package sits below

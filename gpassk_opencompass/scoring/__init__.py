@@ -8,8 +8,10 @@
 * :mod:`.flow` -- the one scoring flow, called by ``gpassk score``,
   :class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator` and
   re-judging alike;
-* :mod:`.results` -- the results format: its schema and version, building it
-  from judged questions, writing, reading back and validating it; every
+* :mod:`.results` -- the results document: its one typed model, schema and version;
+* :mod:`.details` -- its per-question records, held compactly while scoring;
+* :mod:`.compute` -- the metrics, intervals and document of judged questions;
+* :mod:`.results_io` -- writing, reading back and validating it; every
   reader (the console report, the leaderboard) goes through it;
 * :mod:`.consistency` -- whether a document read back can be believed
   (percentages in range, possible counts, metrics reproduced by its details):
@@ -24,14 +26,8 @@ Never OpenCompass.
 from gpassk_opencompass.scoring.flow import load_generations, score, score_file, score_questions
 from gpassk_opencompass.scoring.questions import Question, judge_language, parse_generations
 from gpassk_opencompass.scoring.request import INTERVALS, ScoringRequest, check_questions
-from gpassk_opencompass.scoring.results import (
-    SCHEMA_VERSION,
-    ResultsFile,
-    format_report,
-    load_results,
-    read_results,
-    write_results,
-)
+from gpassk_opencompass.scoring.results import SCHEMA_VERSION, ResultsFile
+from gpassk_opencompass.scoring.results_io import load_results, read_results, write_results
 
 __all__ = [
     "INTERVALS",
@@ -40,7 +36,6 @@ __all__ = [
     "ResultsFile",
     "ScoringRequest",
     "check_questions",
-    "format_report",
     "judge_language",
     "load_generations",
     "load_results",

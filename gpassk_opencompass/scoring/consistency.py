@@ -1,6 +1,6 @@
 """Whether a results document can be believed: its values in range and reproduced by its own details.
 
-:func:`results_problems` is what :func:`~gpassk_opencompass.scoring.results.read_results`
+:func:`results_problems` is what :func:`~gpassk_opencompass.scoring.results_io.read_results`
 records as :attr:`~gpassk_opencompass.scoring.results.ResultsFile.problems`: one
 sentence per kind of problem, empty for a document as this package writes it.
 A hand-edited (or corrupted) file is flagged, never silently believed:
@@ -17,7 +17,7 @@ A hand-edited (or corrupted) file is flagged, never silently believed:
   :data:`TOLERANCE` points.
 
 >>> details = [{"id": "q1", "c": 1, "n": 2}, {"id": "q2", "c": 2, "n": 2}]
->>> from gpassk_opencompass.scoring.results import read_results
+>>> from gpassk_opencompass.scoring.results_io import read_results
 >>> read_results({"accuracy (2 runs average)": 75.0, "mG-Pass@2": 50.0, "details": details}).problems
 ()
 >>> for problem in read_results({"accuracy (2 runs average)": 150.0, "mG-Pass@2": 95.0, "details": details}).problems:
@@ -33,6 +33,11 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
+
+from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.scoring.compute import gpassk_results
+from gpassk_opencompass.scoring.details import CompactDetails
+from gpassk_opencompass.scoring.results import ResultsFile
 
 #: A recorded metric and the value its details give may differ by this many points (x 100 scale):
 #: far above float rounding, far below any hand edit worth catching.
@@ -53,9 +58,8 @@ def is_percentage_key(key: str) -> bool:
     return any(pattern.fullmatch(key) for pattern in (_ACCURACY, _G_PASS, _MG_PASS))
 
 
-def results_problems(record) -> tuple[str, ...]:
-    """Every reason not to believe ``record`` (a :class:`~gpassk_opencompass.scoring.results.ResultsFile`),
-    one sentence each; ``()`` when none."""
+def results_problems(record: ResultsFile) -> tuple[str, ...]:
+    """Every reason not to believe ``record``, one sentence each; ``()`` when none."""
     problems = [
         f"{key} is {value!r}, not a finite percentage"
         for key, value in (record.model_extra or {}).items()
@@ -78,7 +82,7 @@ def results_problems(record) -> tuple[str, ...]:
     return tuple(problems)
 
 
-def _contradictions(record) -> list[str]:
+def _contradictions(record: ResultsFile) -> list[str]:
     """Where the document contradicts itself: ``complete`` against the unresolved verdicts of its details, ``n``
     and ``questions`` against the details, an interval whose low end is above its high end, a k above n."""
     problems = []
@@ -111,9 +115,8 @@ def _contradictions(record) -> list[str]:
 
 def _unresolved_verdicts(details: Sequence) -> int:
     """The unresolved verdicts of ``details``: counted from the verdicts where a question has them."""
-    counted = getattr(details, "unresolved", None)  # CompactDetails: an array counted once from its verdicts
-    if counted is not None:
-        return int(counted.sum())
+    if isinstance(details, CompactDetails):  # an array counted once from its verdicts
+        return int(details.unresolved.sum())
     return sum(
         sum(verdict.correct is None for verdict in question.verdicts) if question.verdicts else question.unresolved
         for question in details
@@ -138,10 +141,8 @@ def _impossible_counts(details: Sequence) -> str | None:
     return f"impossible details: {bad[0]}{more}"
 
 
-def _unreproduced(record) -> list[str]:
+def _unreproduced(record: ResultsFile) -> list[str]:
     """The recorded metrics the details do not reproduce, as one sentence (or none)."""
-    from gpassk_opencompass.scoring.results import gpassk_results
-
     c, n = record.counts()
     keys = [key for key in record.metrics if is_percentage_key(key)]
     recorded_ks: set[int] = set()
@@ -159,7 +160,7 @@ def _unreproduced(record) -> list[str]:
     subsets = {column: [question.labels[column] for question in record.details] for column in columns}
     try:
         computed = gpassk_results(c, n, ks, sorted(thresholds) or [1.0], subsets, bootstrap=False).metrics
-    except ValueError as error:
+    except InputError as error:
         return [f"its per-question details cannot be scored ({error})"]
     off = [
         (key, record.metrics[key], computed[key])

@@ -45,20 +45,14 @@ from gpassk_opencompass.judges import CheckCorrectFn, Judge, JudgeItem, JudgeSet
 from gpassk_opencompass.judges.cache import check_cache_file
 from gpassk_opencompass.judges.registry import as_judge, is_builtin, load_judge, resolve_kind
 from gpassk_opencompass.judges.types import JUDGE_NAMES
+from gpassk_opencompass.scoring.compute import gpassk_results, results_document, warn_if_identical
+from gpassk_opencompass.scoring.details import DIGEST_FIELDS, CompactDetails, texts_sha256
 from gpassk_opencompass.scoring.questions import Question, parse_generations
 from gpassk_opencompass.scoring.readers import format_of, input_files, read_questions
 from gpassk_opencompass.scoring.request import ScoringRequest, check_questions
-from gpassk_opencompass.scoring.results import (
-    DIGEST_FIELDS,
-    CompactDetails,
-    ResultsFile,
-    bayes_block,
-    gpassk_results,
-    results_document,
-    texts_sha256,
-    warn_if_identical,
-    write_results,
-)
+from gpassk_opencompass.scoring.results import ResultsFile
+from gpassk_opencompass.scoring.results_io import json_document, write_results
+from gpassk_opencompass.uncertainty.bayes import bayes_interval_counts
 
 
 def load_generations(path: str | os.PathLike, *, min_predictions: int = 1) -> list[Question]:
@@ -79,7 +73,7 @@ def score_questions(
     progress: bool = True,
 ) -> dict:
     """:func:`scored_results` as the plain results document (what OpenCompass writes into its results file)."""
-    return scored_results(questions, request, judge, progress=progress).document()
+    return json_document(scored_results(questions, request, judge, progress=progress))
 
 
 def scored_results(
@@ -138,7 +132,7 @@ def scored_results(
     )
     bayes = None
     if request.bayes:  # resolved verdicts only: an unresolved one is left out of its question's n
-        bayes = bayes_block(
+        bayes = bayes_interval_counts(
             counts,
             n - details.unresolved,
             request.ks,
@@ -172,7 +166,8 @@ class Generations(NamedTuple):
     slots: array
     #: where each question's generations start in ``slots`` (then the end)
     offsets: array
-    #: the share of questions (among those with n > 1) whose generations are all byte-identical
+    #: the share of questions (among those with n > 1) whose generations are all byte-identical: near 0 when
+    #: sampled; near 1, every replica was drawn with one seed and every G-Pass@k_tau collapses to accuracy
     identical: float
 
 

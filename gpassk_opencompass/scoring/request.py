@@ -21,11 +21,11 @@ from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 from gpassk_opencompass import defaults, metrics
 from gpassk_opencompass.catalog import get_benchmark
 from gpassk_opencompass.checks import open_unit
-from gpassk_opencompass.contracts import Setting
+from gpassk_opencompass.contracts import Count, Finite, PositiveInt, Setting
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import LANGUAGES
+from gpassk_opencompass.scoring.compute import IDENTICAL_SHARE_WARNING
 from gpassk_opencompass.scoring.questions import Question, check_count
-from gpassk_opencompass.scoring.results import IDENTICAL_SHARE_WARNING
 from gpassk_opencompass.uncertainty.numerics import check_prior
 
 if sys.version_info >= (3, 11):
@@ -96,12 +96,12 @@ class ScoringRequest(Setting):
     subsets: Annotated[tuple[str, ...], BeforeValidator(_several)] = ()
     interval: Interval = "bootstrap"
     ci: Annotated[float, BeforeValidator(_plain), AfterValidator(_level)] = defaults.CI
-    n_boot: Annotated[int, BeforeValidator(_plain), Field(ge=1, le=metrics.MAX_BOOTSTRAP)] = defaults.N_BOOT
-    seed: Annotated[int, BeforeValidator(_plain), Field(ge=0)] = 0
+    n_boot: Annotated[PositiveInt, BeforeValidator(_plain), Field(le=metrics.MAX_BOOTSTRAP)] = defaults.N_BOOT
+    seed: Annotated[Count, BeforeValidator(_plain)] = 0
     prior: Annotated[tuple[float, float], BeforeValidator(check_prior)] = defaults.PRIOR
     benchmark: Annotated[str | None, AfterValidator(_benchmark)] = None
     allow_unresolved: bool = False
-    identical_warning: Annotated[float, BeforeValidator(_plain), Field(ge=0, le=1)] = IDENTICAL_SHARE_WARNING
+    identical_warning: Annotated[Finite, BeforeValidator(_plain), Field(ge=0, le=1)] = IDENTICAL_SHARE_WARNING
 
     @model_validator(mode="after")
     def _computable(self) -> Self:
