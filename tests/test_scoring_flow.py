@@ -7,6 +7,7 @@ import ast
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import gpassk_opencompass
@@ -99,7 +100,6 @@ def test_a_bad_request_is_one_line_on_construction(settings, message):
 
 
 def test_a_request_takes_one_value_or_several_and_numpy_numbers():
-    np = pytest.importorskip("numpy")
     request = ScoringRequest(ks=np.array([4, 8]), thresholds=np.float64(0.5), subsets="split", n_boot=np.int64(10))
     assert (request.ks, request.thresholds, request.subsets, request.n_boot) == ((4, 8), (0.5,), ("split",), 10)
     assert type(request.ks[0]) is int and type(request.n_boot) is int

@@ -11,7 +11,6 @@ construction, and :func:`check_questions` checks the rest before anything is jud
 from __future__ import annotations
 
 import numbers
-import sys
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Literal, get_args
 
@@ -27,11 +26,6 @@ from gpassk_opencompass.judges import LANGUAGES
 from gpassk_opencompass.scoring.compute import IDENTICAL_SHARE_WARNING
 from gpassk_opencompass.scoring.questions import Question, check_count
 from gpassk_opencompass.uncertainty.numerics import check_prior
-
-if sys.version_info >= (3, 11):
-    from typing import Self
-else:  # Python 3.10
-    from typing_extensions import Self
 
 Interval = Literal["bootstrap", "bayes", "both"]
 #: What ``interval`` may ask for: bootstrap intervals (``gpassk.uncertainty``), Bayesian
@@ -49,16 +43,6 @@ def _several(value: object) -> object:
     if isinstance(value, (str, numbers.Number)):
         return (_plain(value),)
     return tuple(_plain(item) for item in value) if isinstance(value, Iterable) else value
-
-
-def _level(ci: float) -> float:
-    return open_unit(ci, "ci")
-
-
-def _benchmark(name: str | None) -> str | None:
-    if name is not None:
-        get_benchmark(name)  # an unknown name: InputError with "did you mean"
-    return name
 
 
 class ScoringRequest(Setting):
@@ -95,16 +79,18 @@ class ScoringRequest(Setting):
     thresholds: Annotated[tuple[float, ...], BeforeValidator(_several)] = metrics.DEFAULT_THRESHOLDS
     subsets: Annotated[tuple[str, ...], BeforeValidator(_several)] = ()
     interval: Interval = "bootstrap"
-    ci: Annotated[float, BeforeValidator(_plain), AfterValidator(_level)] = defaults.CI
+    ci: Annotated[float, BeforeValidator(_plain), AfterValidator(lambda ci: open_unit(ci, "ci"))] = defaults.CI
     n_boot: Annotated[PositiveInt, BeforeValidator(_plain), Field(le=metrics.MAX_BOOTSTRAP)] = defaults.N_BOOT
     seed: Annotated[Count, BeforeValidator(_plain)] = 0
     prior: Annotated[tuple[float, float], BeforeValidator(check_prior)] = defaults.PRIOR
-    benchmark: Annotated[str | None, AfterValidator(_benchmark)] = None
+    benchmark: Annotated[
+        str | None, AfterValidator(lambda name: None if name is None else get_benchmark(name).name)
+    ] = None
     allow_unresolved: bool = False
     identical_warning: Annotated[Finite, BeforeValidator(_plain), Field(ge=0, le=1)] = IDENTICAL_SHARE_WARNING
 
     @model_validator(mode="after")
-    def _computable(self) -> Self:
+    def _computable(self) -> ScoringRequest:
         """Each k and each tau once, all valid: the metrics' own check."""
         metrics.check_request(self.ks, self.thresholds)
         return self
