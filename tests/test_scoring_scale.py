@@ -41,13 +41,14 @@ def test_each_distinct_generation_is_extracted_once_and_each_distinct_string_red
 def test_the_memory_of_a_generation_is_a_reference_not_a_verdict_record(tmp_path):
     """Doubling n adds per generation a few list slots (a reference to a shared verdict), not a record."""
     from gpassk_opencompass.judges import JudgeSettings
-    from gpassk_opencompass.scoring.flow import load_generations, score_questions
+    from gpassk_opencompass.scoring.flow import score_questions
+    from gpassk_opencompass.scoring.readers import read_questions
     from gpassk_opencompass.scoring.request import ScoringRequest
 
     peaks = {}
     for n in (32, 64, 128):  # the first run also imports math-verify and starts the workers: not compared
         source = write_jsonl(tmp_path / f"gens{n}.jsonl", generations(COUNTS, n=n))
-        questions = load_generations(source)
+        questions = read_questions(source, "gpassk")
         tracemalloc.start()
         score_questions(questions, ScoringRequest(ks=(4,), n_boot=10), JudgeSettings(kind="rule"), progress=False)
         peaks[n] = tracemalloc.get_traced_memory()[1]

@@ -23,8 +23,9 @@ May import: :mod:`gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.judges`
 Never OpenCompass.
 """
 
-from gpassk_opencompass.scoring.flow import load_generations, score, score_file, score_questions
+from gpassk_opencompass.scoring.flow import score, score_file, score_questions
 from gpassk_opencompass.scoring.questions import Question, judge_language, parse_generations
+from gpassk_opencompass.scoring.readers import read_questions
 from gpassk_opencompass.scoring.request import INTERVALS, ScoringRequest, check_questions
 from gpassk_opencompass.scoring.results import SCHEMA_VERSION, ResultsFile
 from gpassk_opencompass.scoring.results_io import load_results, read_results, write_results
@@ -37,9 +38,9 @@ __all__ = [
     "ScoringRequest",
     "check_questions",
     "judge_language",
-    "load_generations",
     "load_results",
     "parse_generations",
+    "read_questions",
     "read_results",
     "score",
     "score_file",

@@ -55,16 +55,6 @@ from gpassk_opencompass.scoring.results_io import json_document, write_results
 from gpassk_opencompass.uncertainty.bayes import bayes_interval_counts
 
 
-def load_generations(path: str | os.PathLike, *, min_predictions: int = 1) -> list[Question]:
-    """Read and validate a generations JSONL file (:mod:`~gpassk_opencompass.scoring.questions`) into questions.
-
-    Raises:
-        InputError: the file is missing, not UTF-8 or empty, or a line is
-            malformed; the message names the file and line.
-    """
-    return read_questions(path, "gpassk", min_predictions=min_predictions)
-
-
 def score_questions(
     questions: Sequence[Question],
     request: ScoringRequest,
