@@ -74,12 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     logger.add(sys.stderr, level="INFO", format="{message}")
     from gpassk_opencompass.cli import EXIT_USAGE, EXIT_WRITE_FAILED
     from gpassk_opencompass.errors import WriteError
-    from gpassk_opencompass.grid import spec, writer
+    from gpassk_opencompass.grid import overrides, spec, writer
     from gpassk_opencompass.redaction import redact
 
     try:
-        overrides = dict(spec.parse_override(assignment) for assignment in args.set)
-        template = writer.load_template(args.config_template_file, overrides)
+        assignments = dict(overrides.parse_override(assignment) for assignment in args.set)
+        template = writer.load_template(args.config_template_file, assignments)
         runs = spec.expand(template)
         files = writer.plan(runs, template, args.config_template_file)
         if args.dry_run:

@@ -126,20 +126,6 @@ def open_unit(value: object, what: str) -> float:
     return float(value)  # type: ignore[arg-type]
 
 
-def one_of(value: object, what: str, choices: Iterable[object]) -> object:
-    """``value`` when it is one of ``choices``, else :class:`InputError` listing them.
-
-    >>> one_of("vllm", "backend", ["turbomind", "openai-api"])
-    Traceback (most recent call last):
-    ...
-    gpassk_opencompass.errors.InputError: backend must be one of turbomind, openai-api; got 'vllm'
-    """
-    choices = list(choices)
-    if value not in choices:
-        raise InputError(f"{what} must be one of {', '.join(map(str, choices))}; got {value!r}")
-    return value
-
-
 #: OpenCompass's ``test_range`` slice of questions, ``[start:stop]`` (read as a string, never as a list, by ``--set``).
 QUESTION_RANGE = re.compile(r"\[\s*(\d*)\s*:\s*(\d*)\s*\]")
 

@@ -17,44 +17,53 @@ way (means x 100, keys like ``G-Pass@16_0.5``).
 
 How it is computed: for each distinct ``(n, k)`` the whole tail table
 :math:`P(X \ge m)` for every ``c`` in ``[0, n]`` and ``m`` in ``[0, k+1]`` is
-built once (cached), then the answers are gathered by indexing with the
-counts, so the cost for M questions is dominated by reading M counts. The
-table comes from the ratio recurrence (:func:`pmf_from_log_ratios`)
-:math:`P(X=j+1)/P(X=j) = \frac{(c-j)(k-j)}{(j+1)(n-c-k+j+1)}`, accumulated in
-log space outward from the mode and normalised per row, which keeps every
-value within about 1e-14 of the exact rational answer for ``n`` in the
-thousands (no overflow, no NaN). The threshold ``m`` is computed from the
-decimal value of ``tau`` (``0.07`` is 7/100), not by a floating-point
-``ceil``: ``ceil(100 * 0.07)`` is 8 in floating point, but the 7% threshold
-of 100 draws is 7.
+built once (cached), then gathered by indexing with the counts: M questions
+cost about M reads. The table comes from the ratio recurrence
+:math:`P(X=j+1)/P(X=j) = \frac{(c-j)(k-j)}{(j+1)(n-c-k+j+1)}` in log space
+(:func:`pmf_from_log_ratios`): within about 1e-14 of the exact rationals for
+``n`` in the thousands, no overflow, no NaN. The threshold ``m`` is computed
+from the decimal value of ``tau``: ``ceil(100 * 0.07)`` is 8 in floating
+point, but the 7% threshold of 100 draws is 7.
 """
 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 from math import ceil
+from typing import TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from gpassk_opencompass import defaults
+from gpassk_opencompass.checks import open_unit
+from gpassk_opencompass.defaults import MAX_N
 from gpassk_opencompass.errors import InputError
 
 #: OpenCompass's thresholds, in the order it reports them.
 DEFAULT_THRESHOLDS: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
-#: Most generations per question (so also the largest k) accepted: far above any real run, and it keeps
-#: a mistyped ``--n 100000000`` a one-line error instead of gigabytes of tail table.
-MAX_N = 100_000
 #: Most bootstrap resamples accepted.
 MAX_BOOTSTRAP = 100_000
 #: Most cells (resamples x distinct (n, c) groups, and resamples x metrics) one bootstrap may hold:
 #: 50 million float64 cells are 400 MB.
 MAX_BOOTSTRAP_CELLS = 50_000_000
 
+#: The metric card's k values: the k of :func:`summarize` (and ``compute``) when none is given, less any above n.
+DEFAULT_K: tuple[int, ...] = (4, 8, 16)
+#: A threshold tau in [0, 1], taken at its decimal value: ``0.5``, ``Fraction(1, 2)``, ``Decimal("0.5")``, ``"0.5"``.
+Tau: TypeAlias = float | Fraction | Decimal | str
+#: What a per-question metric returns: a numpy float for scalar arguments, else an array of them.
+PerQuestion: TypeAlias = np.floating | np.ndarray
+#: The weighted tail columns ``[(m, weight), ...]`` a metric sums, for a given k.
+Columns: TypeAlias = Callable[[int], tuple[tuple[int, float], ...]]
+
 __all__ = [
+    "DEFAULT_K",
     "DEFAULT_THRESHOLDS",
     "MAX_BOOTSTRAP",
     "MAX_BOOTSTRAP_CELLS",
@@ -65,6 +74,7 @@ __all__ = [
     "counts_and_n",
     "g_pass_at_k",
     "int_array",
+    "k_or_default",
     "metric_key",
     "mg_metric_key",
     "mg_pass_at_k",
@@ -82,7 +92,7 @@ __all__ = [
 # validation
 
 
-def _as_exact_fraction(tau) -> Fraction:
+def _as_exact_fraction(tau: Tau) -> Fraction:
     """``tau`` as the rational number a person meant by it (``0.07`` -> 7/100)."""
     if isinstance(tau, bool) or not isinstance(tau, (numbers.Real, Decimal, str)):
         raise InputError(f"tau must be a real number in [0, 1]; got {tau!r}")
@@ -103,7 +113,7 @@ def _as_exact_fraction(tau) -> Fraction:
     return value
 
 
-def required_correct(k: int, tau) -> int:
+def required_correct(k: int, tau: Tau) -> int:
     r"""The number of correct draws G-Pass@k_tau requires: :math:`\max(\lceil \tau k \rceil, 1)`.
 
     ``tau`` is taken at its decimal value, so there is no floating-point
@@ -121,7 +131,7 @@ def required_correct(k: int, tau) -> int:
     return max(ceil(_as_exact_fraction(tau) * k), 1)
 
 
-def int_array(name: str, value) -> np.ndarray:
+def int_array(name: str, value: ArrayLike) -> np.ndarray:
     """``value`` as an int64 array; non-integers and NaN raise :class:`InputError` naming ``name``.
 
     >>> int_array("counts", [3, 4.0]).tolist()
@@ -151,19 +161,13 @@ def int_array(name: str, value) -> np.ndarray:
 
 def _first(array: np.ndarray, bad: np.ndarray) -> str:
     """The first offending element, with its position when there are several."""
-    value, position = _first_offender(array, bad)
-    return f"{value!r}" if position is None else f"{value!r} (question {position})"
-
-
-def _first_offender(array: np.ndarray, bad: np.ndarray):
-    """``(value, position)`` of the first offending element; position is None for scalars."""
     if array.size == 1:
-        return array.item(), None
+        return repr(array.item())
     index = tuple(int(i) for i in np.argwhere(bad)[0])
-    return array[index].item(), index[0] if len(index) == 1 else index
+    return f"{array[index].item()!r} (question {index[0] if len(index) == 1 else index})"
 
 
-def _validated(n, c, k) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _validated(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Check ``n >= 1``, ``1 <= k <= n``, ``0 <= c <= n``; arrays keep their own shapes."""
     n, c, k = (int_array(name, value) for name, value in (("n", n), ("c", c), ("k", k)))
     try:
@@ -184,7 +188,7 @@ def _validated(n, c, k) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         mask = bad()
         if mask.any():
             array, n_seen, mask = np.broadcast_arrays(array, n, mask)
-            context = f" with n={_first_offender(n_seen, mask)[0]}" if name != "n" else ""
+            context = f" with n={n_seen[mask][0].item()}" if name != "n" else ""
             raise InputError(f"{name} must satisfy {rule}; got {name}={_first(array, mask)}{context}")
     return n, c, k
 
@@ -270,7 +274,7 @@ def pmf_from_log_ratios(
     return weight / weight.sum(axis=1, keepdims=True)
 
 
-def _gather(n: np.ndarray, c: np.ndarray, k: np.ndarray, columns) -> np.ndarray:
+def _gather(n: np.ndarray, c: np.ndarray, k: np.ndarray, columns: Columns) -> np.ndarray:
     """Per-question ``sum_w weight * T[c, m]`` where ``columns(k) -> [(m, weight), ...]``."""
     shape = np.broadcast_shapes(n.shape, c.shape, k.shape)
     if n.size == 1 and k.size == 1:  # the usual case: one (n, k) for all questions
@@ -288,7 +292,7 @@ def _gather(n: np.ndarray, c: np.ndarray, k: np.ndarray, columns) -> np.ndarray:
     return np.clip(np.asarray(out, dtype=np.float64), 0.0, 1.0)  # rounded sums may pass 1 by an ulp
 
 
-def _lookup(n: int, k: int, counts: np.ndarray, columns) -> np.ndarray:
+def _lookup(n: int, k: int, counts: np.ndarray, columns: Columns) -> np.ndarray:
     """``sum_w weight * P(X >= m)`` for each count, from the (cached) tail table of ``(n, k)``."""
     if (n + 1) * (k + 2) <= _FULL_TABLE_CELLS:
         return _weighted_columns(_tail_table(n, k), counts, columns(k))
@@ -302,7 +306,7 @@ def _lookup(n: int, k: int, counts: np.ndarray, columns) -> np.ndarray:
     return per_row[inverse.reshape(np.shape(counts))]
 
 
-def _weighted_columns(table: np.ndarray, rows: np.ndarray, columns) -> np.ndarray:
+def _weighted_columns(table: np.ndarray, rows: np.ndarray, columns: Sequence[tuple[int, float]]) -> np.ndarray:
     """``sum_w weight * table[rows, m]`` over ``columns = [(m, weight), ...]``."""
     total = np.zeros(np.shape(rows))
     for m, weight in columns:
@@ -310,7 +314,7 @@ def _weighted_columns(table: np.ndarray, rows: np.ndarray, columns) -> np.ndarra
     return total
 
 
-def _result(values: np.ndarray):
+def _result(values: np.ndarray) -> PerQuestion:
     """0-d arrays come back as numpy scalars (usable as floats), others as arrays."""
     return values[()] if values.ndim == 0 else values
 
@@ -319,7 +323,7 @@ def _result(values: np.ndarray):
 # public per-question metrics
 
 
-def g_pass_at_k(n, c, k, tau):
+def g_pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, tau: Tau) -> PerQuestion:
     r"""G-Pass@k_tau: the probability that at least ``max(ceil(tau*k), 1)`` of ``k`` draws are correct.
 
     .. math::
@@ -352,10 +356,10 @@ def g_pass_at_k(n, c, k, tau):
     """
     n, c, k = _validated(n, c, k)
     _as_exact_fraction(tau)
-    return _result(_gather(n, c, k, lambda k_: ((required_correct(k_, tau), 1.0),)))
+    return _result(_gather(n, c, k, _g_pass_columns(tau)))
 
 
-def pass_at_k(n, c, k):
+def pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> PerQuestion:
     r"""pass@k: the probability that at least one of ``k`` draws is correct.
 
     .. math:: \text{pass@}k = 1 - \binom{n-c}{k} / \binom{n}{k}
@@ -371,12 +375,17 @@ def pass_at_k(n, c, k):
     return _result(_gather(n, c, k, lambda k_: ((1, 1.0),)))
 
 
+def _g_pass_columns(tau: Tau) -> Columns:
+    r"""G-Pass@k_tau's one column: :math:`P(X \ge m)`, ``m`` = :func:`required_correct`."""
+    return lambda k: ((required_correct(k, tau), 1.0),)
+
+
 def _mg_columns(k: int) -> tuple[tuple[int, float], ...]:
     first = ceil(k / 2) + 1
     return tuple((i, 2.0 / k) for i in range(first, k + 1))
 
 
-def mg_pass_at_k(n, c, k):
+def mg_pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> PerQuestion:
     r"""mG-Pass@k as the paper and OpenCompass define it.
 
     .. math::
@@ -396,7 +405,7 @@ def mg_pass_at_k(n, c, k):
     return _result(_gather(n, c, k, _mg_columns))
 
 
-def mg_pass_at_k_integral(n, c, k):
+def mg_pass_at_k_integral(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> PerQuestion:
     r"""The exact :math:`2\int_{0.5}^{1} \text{G-Pass@}k_\tau\, d\tau` (differs from mG-Pass@k for odd k).
 
     ``G-Pass@k_tau`` is a step function of ``tau`` equal to :math:`P(X \ge i)` on
@@ -410,7 +419,7 @@ def mg_pass_at_k_integral(n, c, k):
     """
     n, c, k = _validated(n, c, k)
 
-    def columns(k_: int):
+    def columns(k_: int) -> tuple[tuple[int, float], ...]:
         half_step = ((ceil(k_ / 2), 1.0 / k_),) if k_ % 2 else ()
         return half_step + _mg_columns(k_)
 
@@ -421,7 +430,7 @@ def mg_pass_at_k_integral(n, c, k):
 # averaging over questions, the OpenCompass way
 
 
-def metric_key(k: int, tau) -> str:
+def metric_key(k: int, tau: Tau) -> str:
     """The results key OpenCompass uses for G-Pass@k_tau (tau printed as a float).
 
     >>> metric_key(16, 0.5), metric_key(4, 1), metric_key(8, 0)
@@ -430,7 +439,7 @@ def metric_key(k: int, tau) -> str:
     return f"G-Pass@{k}_{float(tau)}"
 
 
-def accuracy_key(n) -> str:
+def accuracy_key(n: ArrayLike | None) -> str:
     """The results key OpenCompass uses for mean accuracy over ``n`` replicas (the one definition).
 
     ``n`` is one int, one per question (``accuracy`` when they differ), or ``None`` (n varies).
@@ -451,7 +460,7 @@ def mg_metric_key(k: int) -> str:
     return f"mG-Pass@{k}"
 
 
-def counts_and_n(counts, n) -> tuple[np.ndarray, np.ndarray]:
+def counts_and_n(counts: ArrayLike, n: ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
     """``(c, n)`` from per-question counts with ``n``, or from a binary (questions x generations) matrix.
 
     >>> c, n = counts_and_n([[0, 1, 1], [1, 1, 1]], None)
@@ -485,36 +494,44 @@ def counts_and_n(counts, n) -> tuple[np.ndarray, np.ndarray]:
     return c_array, n_array
 
 
-def check_request(ks: Sequence[int], thresholds: Sequence) -> None:
-    """Raise :class:`InputError` unless ``ks`` and ``thresholds`` name each k and each tau once, all valid.
+def k_or_default(k: int | Sequence[int] | None, n: ArrayLike) -> int | Sequence[int]:
+    """``k`` as given, else the :data:`DEFAULT_K` values at most every question's ``n``.
+
+    Where the card's implementation reports a k above n as 0, a *default* k above n is left out here (an
+    explicit one is an :class:`InputError`): ``k_or_default(None, 8), k_or_default(None, [16, 48])`` are
+    ``(4, 8), (4, 8, 16)``; with ``n = 3`` no default k is left, an :class:`InputError` that says to give k.
+    """
+    fitting = tuple(value for value in DEFAULT_K if value <= int(np.min(n)))
+    if k is None and not fitting:
+        raise InputError(
+            f"no default k {DEFAULT_K} is at most n={int(np.min(n))}, the fewest generations of a question; "
+            f"give k (each at most {int(np.min(n))})"
+        )
+    return fitting if k is None else k
+
+
+def check_request(k: int | Sequence[int], thresholds: Sequence[Tau]) -> list[int]:
+    """The k values, as ints; :class:`InputError` unless ``k`` and ``thresholds`` name each k and each tau once.
 
     Every caller (``GPassKEvaluator``, ``gpassk score``, ``gpassk calc``) gets this
     through :func:`summarize`; the evaluator also calls it before judging.
 
-    >>> check_request([4, 8, 4], [0.5])
-    Traceback (most recent call last):
-    ...
-    gpassk_opencompass.errors.InputError: ks repeat k=4; give each k once
-    >>> check_request([4], [0.5, 1, 0.50])
-    Traceback (most recent call last):
-    ...
-    gpassk_opencompass.errors.InputError: thresholds repeat tau=0.5; give each tau once
     >>> check_request([4], ["0.5", 0.5])
     Traceback (most recent call last):
     ...
     gpassk_opencompass.errors.InputError: thresholds repeat tau=0.5 (given as '0.5' and 0.5); give each tau once
     """
-    values = [int(k) for k in int_array("ks", list(ks)).ravel()]
+    values = [int(value) for value in int_array("ks", [k] if isinstance(k, (int, np.integer)) else list(k)).ravel()]
     if not values:
         raise InputError("ks must name at least one k")
-    for k in values:
-        if k < 1:
-            raise InputError(f"k must satisfy k >= 1; got k={k}")
-        if k > MAX_N:
+    for value in values:
+        if value < 1:
+            raise InputError(f"k must satisfy k >= 1; got k={value}")
+        if value > MAX_N:
             raise InputError(
-                f"k must satisfy k <= {MAX_N} (MAX_N, the most generations per question accepted); got k={k}"
+                f"k must satisfy k <= {MAX_N} (MAX_N, the most generations per question accepted); got k={value}"
             )
-    repeated = next((k for position, k in enumerate(values) if k in values[:position]), None)
+    repeated = next((value for position, value in enumerate(values) if value in values[:position]), None)
     if repeated is not None:
         raise InputError(f"ks repeat k={repeated}; give each k once")
     thresholds = list(thresholds)
@@ -527,22 +544,22 @@ def check_request(ks: Sequence[int], thresholds: Sequence) -> None:
             given = f" (given as {seen[exact]!r} and {tau!r})" if repr(seen[exact]) != repr(tau) else ""
             raise InputError(f"thresholds repeat tau={float(exact)!r}{given}; give each tau once")
         seen[exact] = tau
+    return values
 
 
-def _metric_columns(ks: Sequence[int], thresholds: Sequence) -> list[tuple[str, int, object]]:
+def _metric_columns(k: int | Sequence[int], thresholds: Sequence[Tau]) -> list[tuple[str, int, Columns]]:
     """``[(key, k, columns_fn)]`` in OpenCompass's order: per k, thresholds then mG."""
-    check_request(ks, thresholds)
-    ks = [int(k) for k in int_array("ks", list(ks)).ravel()]
-    thresholds = list(thresholds)
-    plan: list[tuple[str, int, object]] = []
-    for k in ks:
+    plan: list[tuple[str, int, Columns]] = []
+    for value in check_request(k, thresholds):
         for tau in thresholds:
-            plan.append((metric_key(k, tau), k, lambda k_, tau=tau: ((required_correct(k_, tau), 1.0),)))
-        plan.append((mg_metric_key(k), k, _mg_columns))
+            plan.append((metric_key(value, tau), value, _g_pass_columns(tau)))
+        plan.append((mg_metric_key(value), value, _mg_columns))
     return plan
 
 
-def per_question_values(counts, n, ks, thresholds) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+def per_question_values(
+    counts: ArrayLike, n: ArrayLike | None, k: int | Sequence[int] | None, thresholds: Sequence[Tau]
+) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Keys, per-question values (questions x metrics, in [0, 1]), counts and n: what :func:`summarize` averages.
 
     >>> keys, values, c, n = per_question_values([8, 16], 16, [4], [1.0])
@@ -550,26 +567,32 @@ def per_question_values(counts, n, ks, thresholds) -> tuple[list[str], np.ndarra
     (['G-Pass@4_1.0', 'mG-Pass@4'], [[0.038462, 0.161538], [1.0, 1.0]])
     """
     c, n = counts_and_n(counts, n)
-    plan = _metric_columns(ks, thresholds)
+    plan = _metric_columns(k_or_default(k, n), thresholds)
     fewest = int(n.min())
-    for _, k, _ in plan:
-        if k > fewest:
-            raise InputError(f"ks must satisfy k <= n; got k={k} with n={fewest}")
+    for _, value, _ in plan:
+        if value > fewest:
+            raise InputError(f"ks must satisfy k <= n; got k={value} with n={fewest}")
     values = np.empty((c.size, len(plan)))
-    for column, (_, k, columns) in enumerate(plan):
-        n_, c_, k_ = _validated(n, c, k)
+    for column, (_, value, columns) in enumerate(plan):
+        n_, c_, k_ = _validated(n, c, value)
         values[:, column] = _gather(n_, c_, k_, columns)
     return [key for key, _, _ in plan], values, c, n
 
 
-def summarize(counts, n=None, ks=(4, 8, 16), thresholds=DEFAULT_THRESHOLDS) -> dict[str, float]:
+def summarize(
+    counts: ArrayLike,
+    n: ArrayLike | None = None,
+    k: int | Sequence[int] | None = None,
+    thresholds: Sequence[Tau] = DEFAULT_THRESHOLDS,
+) -> dict[str, float]:
     """Mean G-Pass@k_tau and mG-Pass@k over questions, x 100, keyed like OpenCompass results.
 
     Args:
         counts: correct generations per question (1-D), or a binary
             questions x generations matrix (then ``n`` is its width).
         n: generations per question (int or one per question).
-        ks: the k values, each ``<= n``.
+        k: the k value(s), each ``<= n``; by default the metric card's (4, 8, 16),
+            less any above n (:func:`k_or_default`).
         thresholds: the tau values, each in ``[0, 1]``.
 
     Returns:
@@ -583,14 +606,16 @@ def summarize(counts, n=None, ks=(4, 8, 16), thresholds=DEFAULT_THRESHOLDS) -> d
         InputError: a bad count, ``n`` above :data:`MAX_N`, a k above n, a tau
             outside [0, 1], or a repeated k or tau (:func:`check_request`).
 
-    >>> {key: round(value, 9) for key, value in summarize([8], 16, ks=[4], thresholds=[0.5, 1.0]).items()}
+    >>> {key: round(value, 9) for key, value in summarize([8], 16, k=[4], thresholds=[0.5, 1.0]).items()}
     {'G-Pass@4_0.5': 71.538461538, 'G-Pass@4_1.0': 3.846153846, 'mG-Pass@4': 16.153846154}
-    >>> summarize([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], ks=[2], thresholds=[0.5])
+    >>> summarize([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]], k=2, thresholds=[0.5])
     {'G-Pass@2_0.5': 95.0, 'mG-Pass@2': 45.0}
-    >>> summarize([1, 2], 4, ks=[1], thresholds=[0.5, 1.0])
+    >>> summarize([1, 2], 4, k=[1], thresholds=[0.5, 1.0])
     {'G-Pass@1_0.5': 37.5, 'G-Pass@1_1.0': 37.5, 'mG-Pass@1': 0.0}
+    >>> list(summarize([3, 2], 4, thresholds=[1.0]))  # of the default k, 4 only: n = 4
+    ['G-Pass@4_1.0', 'mG-Pass@4']
     """
-    keys, values, _, _ = per_question_values(counts, n, ks, thresholds)
+    keys, values, _, _ = per_question_values(counts, n, k, thresholds)
     return {key: float(100.0 * mean) for key, mean in zip(keys, values.mean(axis=0))}
 
 
@@ -615,13 +640,13 @@ class MetricEstimate:
 
 
 def summarize_uncertainty(
-    counts,
-    n=None,
-    ks=(4, 8, 16),
-    thresholds=DEFAULT_THRESHOLDS,
+    counts: ArrayLike,
+    n: ArrayLike | None = None,
+    k: int | Sequence[int] | None = None,
+    thresholds: Sequence[Tau] = DEFAULT_THRESHOLDS,
     *,
-    ci: float = 0.95,
-    n_boot: int = 1000,
+    ci: float = defaults.CI,
+    n_boot: int = defaults.N_BOOT,
     seed: int = 0,
 ) -> dict[str, MetricEstimate]:
     """:func:`summarize` with a standard error and a seeded percentile bootstrap interval.
@@ -631,18 +656,17 @@ def summarize_uncertainty(
     multinomial counts over those groups, which is the same distribution at a
     fraction of the cost (n_boot x groups instead of n_boot x questions).
 
-    >>> estimates = summarize_uncertainty([0, 8, 16] * 10, 16, ks=[4], thresholds=[1.0], seed=1)
+    >>> estimates = summarize_uncertainty([0, 8, 16] * 10, 16, k=[4], thresholds=[1.0], seed=1)
     >>> estimate = estimates["G-Pass@4_1.0"]
     >>> round(estimate.mean, 4), estimate.ci_low < estimate.mean < estimate.ci_high
     (34.6154, True)
     """
-    if not 0 < ci < 1:
-        raise InputError(f"ci must be a confidence level in (0, 1); got ci={ci!r}")
+    ci = open_unit(ci, "ci")
     if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 1:
         raise InputError(f"n_boot must be a positive integer; got n_boot={n_boot!r}")
     if n_boot > MAX_BOOTSTRAP:
         raise InputError(f"n_boot must be at most {MAX_BOOTSTRAP} (MAX_BOOTSTRAP) resamples; got n_boot={n_boot}")
-    keys, values, c, n_array = per_question_values(counts, n, ks, thresholds)
+    keys, values, c, n_array = per_question_values(counts, n, k, thresholds)
     questions = c.size
     means = values.mean(axis=0)
     stderr = values.std(axis=0, ddof=1) / np.sqrt(questions) if questions > 1 else None

@@ -34,7 +34,7 @@ def test_planned_half_widths_match_an_exact_computation(tmp_path):
         k = int(row.key.split("@")[1].split("_")[0])
         key = "mG" if row.key.startswith("mG") else row.key.split("_")[1]
         assert row.half_width == pytest.approx(exact_half_width(p, row.n, k, key, row.questions), rel=1e-9), row
-    fixed = plan_results(pilot, [8], ks=[4], thresholds=[1.0], include_question_sampling=False)
+    fixed = plan_results(pilot, [8], k=[4], thresholds=[1.0], include_question_sampling=False)
     assert fixed.rows[0].half_width == pytest.approx(exact_half_width(p, 8, 4, "1.0", 6, sampling=False), rel=1e-9)
 
 
@@ -95,7 +95,7 @@ def test_calibration_plot_and_outputs_are_written(tmp_path):
     [
         (dict(ns=[0]), "--n must be positive integers, got 0"),
         (dict(ns=[4], questions=[0]), "--questions must be positive integers, got 0"),
-        (dict(ns=[1], ks=[2]), "every k (2) exceeds every planned n (1)"),
+        (dict(ns=[1], k=[2]), "every k (2) exceeds every planned n (1)"),
         (dict(ns=[4], target=-1.0), "--target must be a half-width > 0"),
         (dict(ns=[4], level=1.5), "level must be"),
     ],

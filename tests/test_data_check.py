@@ -332,7 +332,8 @@ def test_the_guide_example_is_what_the_check_prints(compass_cache, monkeypatch, 
 
 
 TOY_LOADER = """
-from gpassk_opencompass.plugin.data_check import BenchmarkCheck, Part, count_warning, jsonl_pairs, read_records
+from gpassk_opencompass.plugin.data_check import BenchmarkCheck, Part, count_warning, read_records
+from gpassk_opencompass.plugin.datasets.files import jsonl_pairs
 
 
 class ToyDataset:

@@ -151,7 +151,7 @@ def test_bad_input_fails_before_any_judge_request(loopback_openai, change, messa
         (dict(benchmark="AIME_2025"), "did you mean 'AIME2025'"),
         (dict(language="fr"), '"language" must be one of en, cn'),
         (dict(use_extract_model=True), "use_extract_model=True"),
-        (dict(concurrency=0), "concurrency must be an integer from 1 to 1024"),
+        (dict(concurrency=0), "concurrency = 0: input should be greater than or equal to 1"),
     ],
 )
 def test_bad_configuration_fails_at_construction(kwargs, message):

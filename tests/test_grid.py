@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from gpassk_opencompass.catalog import BENCHMARKS
 from gpassk_opencompass.contracts import Contract
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.grid.overrides import apply_overrides, parse_override
 from gpassk_opencompass.grid.spec import (
     GridTemplate,
     ModelEntry,
@@ -19,7 +20,6 @@ from gpassk_opencompass.grid.spec import (
     expand,
     manifest,
     model_abbr,
-    parse_override,
     parse_template,
 )
 
@@ -123,7 +123,7 @@ def test_greedy_only_grid_is_said_with_temperatures_none():
 
 def test_an_empty_temperature_list_is_not_a_greedy_only_grid():
     with pytest.raises(
-        ValueError,
+        InputError,
         match=re.escape(
             "temperatures is empty; list at least one temperature (for a "
             "greedy-only grid set greedy = True and temperatures = None)"
@@ -134,13 +134,13 @@ def test_an_empty_temperature_list_is_not_a_greedy_only_grid():
 
 def test_two_models_with_one_name_are_refused_naming_both():
     with pytest.raises(
-        ValueError, match=re.escape("models[0] and models[1] are both named 'Model'; give one of them a distinct name=")
+        InputError, match=re.escape("models[0] and models[1] are both named 'Model'; give one of them a distinct name=")
     ):
         template(models=[dict(path="org1/Model"), dict(path="org2/Model")])
 
 
 def test_collision_through_dot_replacement():
-    with pytest.raises(ValueError, match="both be written to 'm-1_t"):
+    with pytest.raises(InputError, match="both be written to 'm-1_t"):
         expand(template(models=[dict(path="a/m.1"), dict(path="b/m-1")], greedy=False))
 
 
@@ -185,15 +185,15 @@ def test_manifest_matches_runs():
 @pytest.mark.parametrize(
     "changes, message",
     [
-        (dict(n=...), "t.py: missing required variable 'n'"),
-        (dict(models=...), "t.py: missing required variable 'models'"),
-        (dict(temperaturs=[1.0]), "t.py: unknown variable 'temperaturs'; did you mean 'temperatures'?"),
+        (dict(n=...), "t.py: n is missing; add it"),
+        (dict(models=...), "t.py: models is missing; add it"),
+        (dict(temperaturs=[1.0]), "t.py: unknown field 'temperaturs'; did you mean 'temperatures'?"),
         (dict(n=8), "t.py: n = 8 is less than max(k) = 16; every k needs at least k generations"),
-        (dict(models=[]), "t.py: models is empty"),
-        (dict(benchmarks=["AIME2052"]), "t.py: unknown benchmark 'AIME2052'; did you mean 'AIME2026'?"),
+        (dict(models=[]), "t.py: models is empty; list at least one dict(path=...)"),
+        (dict(benchmarks=["AIME2052"]), "t.py: benchmarks[0]: unknown benchmark 'AIME2052'; did you mean 'AIME2026'?"),
         (dict(benchmarks=[]), "t.py: benchmarks is empty"),
         (dict(benchmarks=["AIME2025", "AIME2025"]), "benchmarks lists 'AIME2025' twice"),
-        (dict(backend="vllm"), "backend must be one of turbomind, openai-api, openai-local; got 'vllm'"),
+        (dict(backend="vllm"), "backend = 'vllm': input should be 'turbomind', 'openai-api' or 'openai-local'"),
         (dict(temperatures=[0.0, 1.0]), "temperatures must be > 0, got 0.0 (greedy decoding: set greedy = True)"),
         (dict(temperatures=[1.0, 1.0]), "temperatures lists 1.0 twice: [1.0, 1.0]; list each value once"),
         (dict(temperatures=[0.7, 1, 1.0]), "temperatures lists 1.0 twice"),
@@ -201,31 +201,33 @@ def test_manifest_matches_runs():
         (dict(temperatures=None, greedy=False), "temperatures = None means a greedy-only grid, but greedy is False"),
         (dict(k=[4, 4]), "k lists 4 twice"),
         (dict(k=[]), "k is empty; list at least one k"),
-        (dict(n=1025), "n = 1025 is above the limit of 1024 generations per question"),
+        (dict(n=100_001), "n = 100001: input should be less than or equal to 100000"),
         (
             dict(temperatures=[round(0.01 * i, 2) for i in range(1, 2502)]),
             "the grid has 10008 runs (2 models x 2502 settings x 2 benchmarks), above the limit of 10000 config files",
         ),
         (dict(eval_urls=["http://j/v1", "http://j/v1"]), "eval_urls lists 'http://j/v1' twice"),
         (dict(server="vllm"), "models[0] (Qwen/Qwen2.5-7B-Instruct): server = 'vllm' is for the API backends"),
-        (dict(k=[0, 4]), "k must be a positive integer or a list of them"),
-        (dict(n=True), "n must be a positive integer, got True"),
-        (dict(n=48.0), "n must be a positive integer, got 48.0"),
-        (dict(greedy="yes"), "greedy must be True or False"),
-        (dict(top_p=1.5), "top_p must be a number in (0, 1] or None, got 1.5"),
-        (dict(top_k=0), "top_k must be a positive integer or None"),
-        (dict(seed=1.5), "seed must be an integer or None"),
+        (dict(k=[0, 4]), "k[0] = 0: input should be greater than or equal to 1"),
+        (dict(k="4"), "k[0] = '4': input should be a valid integer"),
+        (dict(n=True), "n = True: input should be a valid integer"),
+        (dict(n=48.0), "n = 48.0: input should be a valid integer"),
+        (dict(greedy="yes"), "greedy = 'yes': input should be a valid boolean"),
+        (dict(top_p=1.5), "top_p = 1.5: input should be less than or equal to 1"),
+        (dict(top_p=0), "top_p = 0: input should be greater than 0"),
+        (dict(top_k=0), "top_k = 0: input should be greater than or equal to 1"),
+        (dict(seed=1.5), "seed = 1.5: input should be a valid integer"),
         (dict(max_seq_len=4096), "max_seq_len = 4096 leaves no room for the prompt"),
-        (dict(judge="gpt"), "judge must be one of auto, rule, llm, cascade; got 'gpt'"),
-        (dict(eval_urls=[""]), "eval_urls must be a list of URL strings"),
-        (dict(models=[dict(path="a/b", gpus=2)]), "models[0] has unknown key 'gpus'; known: path, name, tp"),
+        (dict(judge="gpt"), "judge = 'gpt': input should be 'auto', 'rule', 'llm' or 'cascade'"),
+        (dict(eval_urls=[""]), "eval_urls[0] = '': string should have at least 1 character"),
+        (dict(models=[dict(path="a/b", gpus=2)]), "unknown field 'gpus'; known: path, name, tp"),
         (
             dict(models=[dict(path="a/b", batchsize=2)]),
-            "models[0] has unknown key 'batchsize'; did you mean 'batch_size'?",
+            "unknown field 'batchsize'; did you mean 'batch_size'?",
         ),
-        (dict(models=[dict(tp=2)]), "models[0] needs path="),
-        (dict(models=[42]), "models[0] must be a dict like dict(path='org/model'"),
-        (dict(models=[dict(path="a/b", tp=0)]), "models[0].tp must be a positive integer, got 0"),
+        (dict(models=[dict(tp=2)]), "models[0].path is missing; add it"),
+        (dict(models=[42]), "models[0] = 42: input should be a valid dictionary"),
+        (dict(models=[dict(path="a/b", tp=0)]), "models[0].tp = 0: input should be greater than or equal to 1"),
         (dict(models=[dict(path="a/b", url="http://x/v1")]), "backend 'turbomind' runs the model in-process"),
         (dict(model_url="http://x/v1"), "model_url is set, but backend 'turbomind'"),
         (dict(models=[dict(path="a/b", name="../..")]), "model name '../..' has no usable characters"),
@@ -356,7 +358,7 @@ def test_parse_override(assignment, expected):
     ],
 )
 def test_parse_override_refuses_what_it_cannot_read(assignment, message):
-    with pytest.raises(ValueError, match=re.escape(message)):
+    with pytest.raises(InputError, match=re.escape(message)):
         parse_override(assignment)
 
 
@@ -399,7 +401,11 @@ def test_servers_that_take_top_k_and_a_repetition_penalty(server):
             "server is set to say what to call it; set server = one of vllm, sglang, lmdeploy, llama.cpp, "
             "or top_k = None",
         ),
-        ("tgi", dict(), "server must be one of vllm, sglang, lmdeploy, llama.cpp, ollama, openai or None; got 'tgi'"),
+        (
+            "tgi",
+            dict(),
+            "server = 'tgi': input should be 'vllm', 'sglang', 'lmdeploy', 'llama.cpp', 'ollama' or 'openai'",
+        ),
     ],
 )
 def test_a_parameter_the_server_cannot_take_is_refused(server, changes, message):
@@ -422,9 +428,9 @@ def test_a_greedy_only_grid_never_sends_top_k_so_a_server_without_it_is_fine():
 def test_a_model_server_overrides_the_template_server():
     parsed = template(**API, server="vllm", models=[dict(path="a/x"), dict(path="b/y", server="llama.cpp")])
     assert [model.server for model in parsed.models] == ["vllm", "llama.cpp"]
-    with pytest.raises(ValueError, match=re.escape("models[1] (b/y): server 'ollama' (Ollama's")):
+    with pytest.raises(InputError, match=re.escape("models[1] (b/y): server 'ollama' (Ollama's")):
         template(**API, server="vllm", models=[dict(path="a/x"), dict(path="b/y", server="ollama")])
-    with pytest.raises(ValueError, match=re.escape("models[0].server must be one of vllm,")):
+    with pytest.raises(InputError, match=re.escape("models[0].server = 'vLLM': input should be 'vllm',")):
         template(**API, models=[dict(path="a/x", server="vLLM")])
 
 
@@ -432,7 +438,7 @@ def test_a_model_server_overrides_the_template_server():
 def test_reasoning_models_get_no_temperature_from_opencompass_so_only_its_default_is_named(changes):
     api = dict(backend="openai-api", seed=None, top_k=None, repetition_penalty=None, server="openai")
     with pytest.raises(
-        ValueError,
+        InputError,
         match=re.escape("models[1] (o3-mini-2025-01-31): OpenCompass sends no temperature to models named like 'o3'"),
     ):
         template(**api, models=["gpt-4o", "o3-mini-2025-01-31"], **changes)
@@ -464,8 +470,6 @@ VARIABLES = dict(models=["org/a", dict(path="org/b", tp=2), "org/c"], n=48, top_
     ],
 )
 def test_apply_overrides(overrides, expected):
-    from gpassk_opencompass.grid.spec import apply_overrides
-
     assert apply_overrides(VARIABLES, overrides) == expected
     assert VARIABLES["models"][1] == dict(path="org/b", tp=2)  # the input is not changed
 
@@ -495,8 +499,6 @@ def test_apply_overrides(overrides, expected):
     ],
 )
 def test_apply_overrides_refuses_paths_that_lead_nowhere(key, message):
-    from gpassk_opencompass.grid.spec import apply_overrides
-
     with pytest.raises(InputError) as error:
         apply_overrides(VARIABLES, {key: 2})
     assert str(error.value) == message

@@ -19,6 +19,7 @@ from gpassk_opencompass.cli import main
 from gpassk_opencompass.judges import JudgeError, JudgeItem, JudgeSettings, judge_items
 from gpassk_opencompass.judges import llm as llm_module
 from gpassk_opencompass.judges.transport import MAX_REPLY_BYTES
+from gpassk_opencompass.log import enable_logging
 from loopback_judge import exact_match_judge
 from loopback_openai import Drip, Fault, Raw
 
@@ -60,6 +61,7 @@ def test_retry_after_is_capped_and_a_long_wait_is_said(loopback_openai, monkeypa
     answers = iter([Fault(status=429, retry_after=asked)])
     server = loopback_openai(lambda body: next(answers, None) or exact_match_judge(body))
     log = io.StringIO()
+    enable_logging()
     sink = logger.add(log, level="INFO")
     try:
         report = judge_items(ITEMS, settings_for(server, progress_window=window), progress=False)
@@ -232,4 +234,4 @@ def test_an_absurd_concurrency_is_one_line_exit_2(tmp_path, capsys):
     )
     error = capsys.readouterr().err.strip()
     assert code == 2
-    assert error == ("gpassk score: error: judge setting concurrency must be an integer from 1 to 1024, got 2000000")
+    assert error == "gpassk score: error: concurrency = 2000000: input should be less than or equal to 1024"

@@ -12,6 +12,7 @@ from loguru import logger
 
 from gpassk_opencompass.judges import JudgeError, JudgeItem, JudgeSettings, build_judge_prompt, judge_items
 from gpassk_opencompass.judges import llm as llm_module
+from gpassk_opencompass.log import enable_logging
 from loopback_judge import exact_match_judge, shown
 from loopback_openai import Fault, Overloaded
 
@@ -191,6 +192,7 @@ def test_a_server_quoting_the_key_never_gets_it_printed(loopback_openai, monkeyp
     quoted = json.dumps({"error": {"message": f"bad header Authorization: Bearer {SECRET} (key {SECRET})"}})
     refusing = loopback_openai(lambda body: Fault(status=400, body=quoted))
     log = io.StringIO()
+    enable_logging()
     sink = logger.add(log, level="DEBUG")
     try:
         with pytest.raises(JudgeError) as raised:

@@ -68,6 +68,7 @@ def test_the_blocker_blocks():
 CORE = (
     "gpassk_opencompass",
     "gpassk_opencompass.metrics",
+    "gpassk_opencompass.card",
     "gpassk_opencompass.judges",
     "gpassk_opencompass.scoring",
     "gpassk_opencompass.uncertainty",

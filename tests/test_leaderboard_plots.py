@@ -40,7 +40,7 @@ def test_the_calibration_plot_puts_each_plan_at_its_simulated_width():
     """Monte Carlo: simulate runs of 30 questions at n = 8 and 32, and plot z * sd of the estimates."""
     rng = np.random.default_rng(0)
     p = np.array([0.2, 0.5, 0.9] * 10)
-    plans = plan_table(p, ns=[8, 32], ks=[4], thresholds=[1.0], include_question_sampling=False)
+    plans = plan_table(p, ns=[8, 32], k=[4], thresholds=[1.0], include_question_sampling=False)
     realised = {}
     for plan in plans:
         if plan.key != "G-Pass@4_1.0":
@@ -69,7 +69,7 @@ def test_the_calibration_plot_puts_each_plan_at_its_simulated_width():
     ],
 )
 def test_the_calibration_plot_refuses_widths_it_cannot_place(realised, message):
-    plans = plan_table([0.5] * 30, ns=[8], ks=[4], thresholds=[1.0])
+    plans = plan_table([0.5] * 30, ns=[8], k=[4], thresholds=[1.0])
     with pytest.raises(ValueError, match=message):
         calibration_plot(plans, realised)
 

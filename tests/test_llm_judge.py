@@ -19,6 +19,7 @@ from gpassk_opencompass.judges import (
     judge_items,
     parse_judge_reply,
 )
+from gpassk_opencompass.log import enable_logging
 from loopback_judge import exact_match_judge, shown
 from loopback_openai import Fault, Reply, last_user_message
 
@@ -231,6 +232,7 @@ def test_the_api_key_is_sent_but_never_logged(loopback_openai, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-other")
     server = loopback_openai(FlakyJudge(Fault(status=500)))
     log = io.StringIO()
+    enable_logging()
     sink = logger.add(log, level="DEBUG")
     try:
         judge_items(items_for(["12"]), llm(server), progress=False)
@@ -302,11 +304,14 @@ def test_callable_from_inside_a_running_event_loop(loopback_openai):
         (dict(kind="llm", urls=("ftp://host/v1",), model="m"), "is not an http"),
         (dict(kind="llm", urls=("http://host:port/v1",), model="m"), "is malformed"),
         (dict(kind="llm", urls=("http://a:1/v1", "http://a:1/v1"), model="m"), "repeat"),
-        (dict(concurrency=0), "concurrency must be an integer from 1 to 1024, got 0"),
-        (dict(concurrency=2.5), "concurrency must be an integer"),
-        (dict(request_timeout=0), "request_timeout must be a number > 0"),
-        (dict(max_retries=-1), "max_retries must be an integer >= 0, got -1"),
-        (dict(rule_timeout=0.5), "rule_timeout must be an integer >= 1"),
+        (dict(kind="llm", urls=3, model="m"), "judge URL(s) must be a string or a list of strings, got 3"),
+        (dict(concurrency=0), "concurrency = 0: input should be greater than or equal to 1"),
+        (dict(concurrency=2000), "concurrency = 2000: input should be less than or equal to 1024"),
+        (dict(concurrency=2.5), "concurrency = 2.5: input should be a valid integer"),
+        (dict(request_timeout=0), "request_timeout = 0: input should be greater than 0"),
+        (dict(request_timeout=float("inf")), "request_timeout = inf: input should be a finite number"),
+        (dict(max_retries=-1), "max_retries = -1: input should be greater than or equal to 0"),
+        (dict(rule_timeout=0.5), "rule_timeout = 0.5: input should be a valid integer"),
         (dict(kind="auto"), "unknown judge kind 'auto'"),
     ],
 )

@@ -16,6 +16,7 @@ import pytest
 from loguru import logger
 
 from evaluator_fixtures import run
+from gpassk_opencompass.log import enable_logging
 from leaderboard_workdirs import standard_grid, write_results, write_run
 from loopback_judge import exact_match_judge
 from loopback_openai import Fault
@@ -29,6 +30,7 @@ def logged(monkeypatch):
     """Every record loguru emits during the test, formatted, with loguru's default configuration."""
     monkeypatch.setenv("OC_JUDGE_API_KEY", KEY)
     logger.configure(patcher=None)  # what a process that never ran configure_logging has
+    enable_logging()  # ... once it shows the package's records (the library starts silent)
     lines: list[str] = []
     sink = logger.add(
         lambda message: lines.append(str(message).rstrip("\n")), level="TRACE", format="{level}: {message}"

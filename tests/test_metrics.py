@@ -71,7 +71,7 @@ def test_metric_card_worked_example():
     predictions = ["a", "b", "a", "a", "b", "a", "b", "c", "a", "c", "b", "a", "a", "b", "a", "b"]
     c = sum(p == "a" for p in predictions)
     assert c == 8
-    result = summarize([c], len(predictions), ks=[4, 8], thresholds=[0.25, 0.5, 0.75, 1.0])
+    result = summarize([c], len(predictions), k=[4, 8], thresholds=[0.25, 0.5, 0.75, 1.0])
     assert set(result) == set(METRIC_CARD)
     for key, value in METRIC_CARD.items():
         assert result[key] / 100 == pytest.approx(value, abs=TOLERANCE), key
@@ -80,7 +80,7 @@ def test_metric_card_worked_example():
 def test_scorio_docstring_examples():
     """scorio's pass-family docstring example: R = [[0,1,1,0,1],[1,1,0,1,1]] -> G-Pass@1 0.7, @2 0.45, @2_0.5 0.95, mG@2 0.45, mG@3 1/6."""
     matrix = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
-    result = summarize(matrix, ks=[1, 2, 3], thresholds=[0.5, 1.0])
+    result = summarize(matrix, k=[1, 2, 3], thresholds=[0.5, 1.0])
     assert result["G-Pass@1_1.0"] == pytest.approx(70.0, abs=1e-10)
     assert result["G-Pass@2_1.0"] == pytest.approx(45.0, abs=1e-10)
     assert result["G-Pass@2_0.5"] == pytest.approx(95.0, abs=1e-10)
@@ -258,7 +258,7 @@ def test_k_equal_n_is_a_step_function(n, tau):
 
 
 def test_summarize_keys_and_order_match_opencompass():
-    result = summarize([3, 4], 5, ks=[2, 4])
+    result = summarize([3, 4], 5, k=[2, 4])
     assert list(result) == [
         "G-Pass@2_0.0",
         "G-Pass@2_0.25",
@@ -278,7 +278,7 @@ def test_summarize_keys_and_order_match_opencompass():
 
 def test_summarize_means_times_100():
     counts = [0, 5, 17, 30, 48]
-    result = summarize(counts, 48, ks=[16], thresholds=[0.5])
+    result = summarize(counts, 48, k=[16], thresholds=[0.5])
     expected = sum(exact_g_pass(48, c, 16, Fraction(1, 2)) for c in counts) / len(counts) * 100
     assert result["G-Pass@16_0.5"] == pytest.approx(float(expected), abs=1e-10)
 
@@ -286,21 +286,21 @@ def test_summarize_means_times_100():
 def test_summarize_binary_matrix_equals_counts():
     rng = np.random.default_rng(7)
     matrix = rng.random((50, 16)) < 0.6
-    assert summarize(matrix, ks=[4, 8]) == summarize(matrix.sum(axis=1), 16, ks=[4, 8])
+    assert summarize(matrix, k=[4, 8]) == summarize(matrix.sum(axis=1), 16, k=[4, 8])
 
 
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: summarize([], 16, ks=[4]), "no questions"),
-        (lambda: summarize([1, 2], None, ks=[4]), "n (generations per question) is required"),
-        (lambda: summarize([[0, 2], [1, 1]], ks=[1]), "must be binary"),
-        (lambda: summarize([[0, 1], [1, 1]], 3, ks=[1]), "does not match the 2 columns"),
-        (lambda: summarize([4, 9], 8, ks=[4]), "c=9 (question 1) with n=8"),
-        (lambda: summarize([4], 8, ks=[16]), "ks must satisfy k <= n; got k=16 with n=8"),
-        (lambda: summarize([4], 8, ks=[]), "at least one k"),
-        (lambda: summarize([4], 8, ks=[4], thresholds=[2]), "tau must be in [0, 1]"),
-        (lambda: summarize(np.zeros((2, 2, 2)), 8, ks=[4]), "shape (2, 2, 2)"),
+        (lambda: summarize([], 16, k=[4]), "no questions"),
+        (lambda: summarize([1, 2], None, k=[4]), "n (generations per question) is required"),
+        (lambda: summarize([[0, 2], [1, 1]], k=[1]), "must be binary"),
+        (lambda: summarize([[0, 1], [1, 1]], 3, k=[1]), "does not match the 2 columns"),
+        (lambda: summarize([4, 9], 8, k=[4]), "c=9 (question 1) with n=8"),
+        (lambda: summarize([4], 8, k=[16]), "ks must satisfy k <= n; got k=16 with n=8"),
+        (lambda: summarize([4], 8, k=[]), "at least one k"),
+        (lambda: summarize([4], 8, k=[4], thresholds=[2]), "tau must be in [0, 1]"),
+        (lambda: summarize(np.zeros((2, 2, 2)), 8, k=[4]), "shape (2, 2, 2)"),
     ],
 )
 def test_summarize_rejects_bad_input(call, message):
@@ -314,7 +314,7 @@ def test_summarize_rejects_bad_input(call, message):
 
 def test_uncertainty_mean_and_stderr_are_the_textbook_ones():
     counts = np.array([0, 3, 8, 8, 12, 16, 16, 5])
-    estimates = summarize_uncertainty(counts, 16, ks=[4], thresholds=[0.5])
+    estimates = summarize_uncertainty(counts, 16, k=[4], thresholds=[0.5])
     values = np.array([float(exact_g_pass(16, int(c), 4, Fraction(1, 2))) for c in counts])
     estimate = estimates["G-Pass@4_0.5"]
     assert estimate.mean == pytest.approx(100 * values.mean(), abs=1e-10)
@@ -326,9 +326,9 @@ def test_uncertainty_mean_and_stderr_are_the_textbook_ones():
 def test_bootstrap_is_seeded_and_matches_the_normal_width_for_many_questions():
     rng = np.random.default_rng(3)
     counts = rng.binomial(48, rng.random(2000))
-    a = summarize_uncertainty(counts, 48, ks=[16], thresholds=[0.75], n_boot=2000, seed=11)
-    b = summarize_uncertainty(counts, 48, ks=[16], thresholds=[0.75], n_boot=2000, seed=11)
-    c = summarize_uncertainty(counts, 48, ks=[16], thresholds=[0.75], n_boot=2000, seed=12)
+    a = summarize_uncertainty(counts, 48, k=[16], thresholds=[0.75], n_boot=2000, seed=11)
+    b = summarize_uncertainty(counts, 48, k=[16], thresholds=[0.75], n_boot=2000, seed=11)
+    c = summarize_uncertainty(counts, 48, k=[16], thresholds=[0.75], n_boot=2000, seed=12)
     assert a == b and a != c
     estimate = a["mG-Pass@16"]
     width = estimate.ci_high - estimate.ci_low
@@ -338,7 +338,7 @@ def test_bootstrap_is_seeded_and_matches_the_normal_width_for_many_questions():
 def test_bootstrap_over_groups_has_the_distribution_of_resampling_questions():
     """Multinomial-over-groups draws equal, in law, naive index resampling: compare quantiles."""
     counts = np.array([0, 0, 1, 4, 4, 4, 7, 8] * 5)
-    ours = summarize_uncertainty(counts, 8, ks=[4], thresholds=[1.0], n_boot=20000, seed=5)["G-Pass@4_1.0"]
+    ours = summarize_uncertainty(counts, 8, k=[4], thresholds=[1.0], n_boot=20000, seed=5)["G-Pass@4_1.0"]
     values = np.array([float(exact_g_pass(8, int(c), 4, Fraction(1))) for c in counts])
     rng = np.random.default_rng(99)
     naive = values[rng.integers(0, len(values), size=(20000, len(values)))].mean(axis=1) * 100
@@ -348,7 +348,7 @@ def test_bootstrap_over_groups_has_the_distribution_of_resampling_questions():
 
 
 def test_single_question_has_no_stderr_and_a_degenerate_interval():
-    estimate = summarize_uncertainty([8], 16, ks=[4], thresholds=[0.5])["G-Pass@4_0.5"]
+    estimate = summarize_uncertainty([8], 16, k=[4], thresholds=[0.5])["G-Pass@4_0.5"]
     assert estimate.stderr is None
     assert estimate.ci_low == estimate.ci_high == pytest.approx(estimate.mean)
 
@@ -356,15 +356,15 @@ def test_single_question_has_no_stderr_and_a_degenerate_interval():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(ci=1.0), "ci must be a confidence level in (0, 1); got ci=1.0"),
-        (dict(ci=0), "got ci=0"),
+        (dict(ci=1.0), "ci must be in (0, 1), got 1.0"),
+        (dict(ci=0), "ci must be in (0, 1), got 0"),
         (dict(n_boot=0), "n_boot must be a positive integer; got n_boot=0"),
         (dict(n_boot=10.5), "got n_boot=10.5"),
     ],
 )
 def test_uncertainty_rejects_bad_parameters(kwargs, message):
     with pytest.raises(InputError) as error:
-        summarize_uncertainty([1, 2], 4, ks=[2], **kwargs)
+        summarize_uncertainty([1, 2], 4, k=[2], **kwargs)
     assert message in str(error.value)
 
 

@@ -195,7 +195,7 @@ def test_bad_input_lines_fail_before_any_judge_request(loopback_openai, tmp_path
         (["--k", "4", "--judge-url", "http://127.0.0.1:9"], "has no path"),
         (
             ["--k", "4", "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "m", "--concurrency", "0"],
-            "concurrency must be an integer from 1 to 1024, got 0",
+            "concurrency = 0: input should be greater than or equal to 1",
         ),
         (["--k", "4", "--output", "/nonexistent-dir/scores.json"], "folder /nonexistent-dir does not exist"),
         (["--k", "4", "--ci", "1.5"], "ci must be in (0, 1), got 1.5"),

@@ -64,7 +64,7 @@ def test_score_refuses_them_before_any_judge_request(loopback_openai, tmp_path, 
 
 def test_bootstrap_memory_is_bounded_with_a_message():
     with pytest.raises(ValueError, match=r"n_boot=100000 x 1001 .* more than 50000000 \(MAX_BOOTSTRAP_CELLS\)"):
-        summarize_uncertainty(list(range(1001)), 1000, ks=[1], thresholds=[1.0], n_boot=100_000)
+        summarize_uncertainty(list(range(1001)), 1000, k=[1], thresholds=[1.0], n_boot=100_000)
 
 
 def test_evaluator_refuses_repeats_before_judging(loopback_openai):

@@ -55,7 +55,7 @@ def test_same_file_or_unwritable_cache_is_refused_before_judging(loopback_openai
 def test_default_cache_in_an_unusable_folder_says_how_to_choose_another(tmp_path, capsys, monkeypatch):
     source = write_jsonl(tmp_path / "gens.jsonl", generations([3]))
     monkeypatch.setattr(
-        "gpassk_opencompass.scoring.flow.default_cache_path", lambda _: tmp_path / "gone" / "gens.judge-cache.jsonl"
+        "gpassk_opencompass.judges.registry.default_cache_path", lambda _: tmp_path / "gone" / "gens.judge-cache.jsonl"
     )
     argv = ["score", str(source), "--k", "4", "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "m"]
     assert main(argv) == EXIT_USAGE

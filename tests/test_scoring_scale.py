@@ -59,13 +59,13 @@ def test_the_memory_of_a_generation_is_a_reference_not_a_verdict_record(tmp_path
 
 def _scoring_peak(source, output, k: int) -> int:
     """tracemalloc's peak while ``gpassk score`` (its Python face) reads ``source``, scores it and writes ``output``."""
-    from gpassk_opencompass.judges import JudgeSettings
+    from gpassk_opencompass.judges.registry import resolve_judge
     from gpassk_opencompass.scoring.flow import score_file
     from gpassk_opencompass.scoring.request import ScoringRequest
 
     tracemalloc.start()
     try:
-        score_file(source, ScoringRequest(ks=(k,)), JudgeSettings(kind="rule"), output=output, progress=False)
+        score_file(source, ScoringRequest(ks=(k,)), resolve_judge("rule"), output=output, progress=False)
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

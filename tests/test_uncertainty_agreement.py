@@ -218,7 +218,7 @@ def test_metric_shift_matches_the_exact_oracle_and_verdict_counts():
     counts_b, _ = verdict_counts(b)
     assert counts_a.tolist() == [sum(v is True for v in row) for row in a]
     assert unresolved_a.tolist() == [sum(v is None for v in row) for row in a]
-    shift = metric_shift(counts_a, counts_b, 8, ks=[4, 8], thresholds=["0.5", "1"])
+    shift = metric_shift(counts_a, counts_b, 8, k=[4, 8], thresholds=["0.5", "1"])
     for k in (4, 8):
         for tau, key in ((Fraction(1, 2), f"G-Pass@{k}_0.5"), (Fraction(1), f"G-Pass@{k}_1.0"), (None, f"mG-Pass@{k}")):
             assert shift[key].under_a == pytest.approx(exact_mean(counts_a.tolist(), 8, k, tau), abs=1e-10)

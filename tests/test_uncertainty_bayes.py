@@ -102,7 +102,7 @@ def test_moments_match_exact_rationals(c, n, k, tau, prior):
 
 def test_benchmark_interval_is_exact_mean_and_variance_of_the_average():
     counts, n, k = [0, 3, 9, 16, 16, 12], 16, 8
-    result = bayes_interval_counts(counts, n, ks=[k], thresholds=[0.5], prior=(0.5, 0.5))
+    result = bayes_interval_counts(counts, n, k=[k], thresholds=[0.5], prior=(0.5, 0.5))
     exact = [exact_posterior(c, n, k, "0.5", (Fraction(1, 2), Fraction(1, 2))) for c in counts]
     mean = sum(m for m, _ in exact) / len(counts)
     std = math.sqrt(sum(v for _, v in exact) / len(counts) ** 2)
@@ -150,7 +150,7 @@ def test_agrees_with_scorio(seed, questions, generations, prior, level):
     matrix = _random_matrix(seed, questions, generations)
     ks = sorted({1, 3, 4, min(8, generations), generations})
     thresholds = [0.0, 0.25, 0.5, 0.75, 1.0]
-    ours = bayes_interval(matrix, ks=ks, thresholds=thresholds, prior=prior, level=level)
+    ours = bayes_interval(matrix, k=ks, thresholds=thresholds, prior=prior, level=level)
     for k in ks:
         for tau in thresholds:
             peer = scorio_gpass.g_pass_at_k_tau_ci(matrix, k, tau, confidence=level, alpha0=prior[0], beta0=prior[1])
@@ -192,7 +192,7 @@ def test_against_posterior_simulation(counts, n, k, tau, method):
     and each tail holds at most 1.5 points more than (1 - level) / 2."""
     draws, level = 50_000, 0.95
     sample = _posterior_sample(counts, n, k, exact_m(k, str(tau)), (1.0, 1.0), draws, seed=11)
-    estimate = bayes_interval_counts(counts, n, ks=[k], thresholds=[tau], method=method)[f"G-Pass@{k}_{tau}"]
+    estimate = bayes_interval_counts(counts, n, k=[k], thresholds=[tau], method=method)[f"G-Pass@{k}_{tau}"]
     mc_mean, mc_std = sample.mean(), sample.std(ddof=1)
     assert abs(estimate.mean / 100 - mc_mean) <= 4 * mc_std / math.sqrt(draws)
     # the standard error of a sample std is about std * sqrt((kurtosis - 1) / (4 draws))
@@ -218,7 +218,7 @@ def test_frequentist_coverage_when_the_prior_is_true(method):
         p = rng.beta(1.0, 1.0, questions)
         counts = rng.binomial(n, p)
         truth = 100 * stats.binom.sf(m - 1, k, p).mean()
-        estimate = bayes_interval_counts(counts, n, ks=[k], thresholds=[tau], level=level, method=method)
+        estimate = bayes_interval_counts(counts, n, k=[k], thresholds=[tau], level=level, method=method)
         e = estimate[f"G-Pass@{k}_{tau}"]
         hits += e.low <= truth <= e.high
     assert abs(hits / repetitions - level) <= 0.015 + 4 * math.sqrt(level * (1 - level) / repetitions)
@@ -238,7 +238,7 @@ prior_strategy = st.tuples(st.floats(0.05, 20), st.floats(0.05, 20))
 @given(counts_strategy, st.integers(1, 20), prior_strategy, st.sampled_from(["normal", "beta"]))
 def test_intervals_are_well_formed(n_counts, k, prior, method):
     n, counts = n_counts
-    for key, e in bayes_interval_counts(counts, n, ks=[k], prior=prior, method=method).items():
+    for key, e in bayes_interval_counts(counts, n, k=[k], prior=prior, method=method).items():
         assert 0 <= e.low <= e.high <= 100, key
         assert 0 <= e.mean <= 100 and e.std >= 0, key
         if method == "normal":
@@ -257,10 +257,10 @@ def test_more_correct_means_higher_posterior_mean(n, k, tau, prior):
 @given(counts_strategy, st.integers(1, 12), st.randoms(use_true_random=False))
 def test_order_and_duplication(n_counts, k, random):
     n, counts = n_counts
-    base = bayes_interval_counts(counts, n, ks=[k], thresholds=[0.5])
+    base = bayes_interval_counts(counts, n, k=[k], thresholds=[0.5])
     shuffled = list(counts)
     random.shuffle(shuffled)
-    doubled = bayes_interval_counts(shuffled * 2, n, ks=[k], thresholds=[0.5])
+    doubled = bayes_interval_counts(shuffled * 2, n, k=[k], thresholds=[0.5])
     for key, e in base.items():
         assert doubled[key].mean == pytest.approx(e.mean, abs=1e-10)
         assert doubled[key].std == pytest.approx(e.std / math.sqrt(2), abs=1e-10)  # variance / 2
@@ -270,11 +270,11 @@ def test_unresolved_verdicts_are_left_out():
     with_gaps = [[1, None, 0, 1], [np.nan, np.nan, np.nan, np.nan], [True, True, False, None]]
     c, n = counts_from_matrix(with_gaps)
     assert c.tolist() == [2, 0, 2] and n.tolist() == [3, 0, 3]
-    as_matrix = bayes_interval(with_gaps, ks=[2, 5])
-    as_counts = bayes_interval_counts([2, 0, 2], [3, 0, 3], ks=[2, 5])
+    as_matrix = bayes_interval(with_gaps, k=[2, 5])
+    as_counts = bayes_interval_counts([2, 0, 2], [3, 0, 3], k=[2, 5])
     assert as_matrix == as_counts
     # a question with nothing resolved is the prior: uniform p, pass@1 = E[p] = 1/2
-    prior_only = bayes_interval_counts([0], [0], ks=[1], thresholds=[0.0])["G-Pass@1_0.0"]
+    prior_only = bayes_interval_counts([0], [0], k=[1], thresholds=[0.0])["G-Pass@1_0.0"]
     assert prior_only.mean == pytest.approx(50.0) and prior_only.std == pytest.approx(100 / math.sqrt(12))
 
 
@@ -286,8 +286,8 @@ def test_unresolved_verdicts_are_left_out():
         (lambda: bayes_interval_counts([1], 4, level=1.0), "level must be in (0, 1), got 1.0"),
         (lambda: bayes_interval_counts([5], 4), "c must satisfy 0 <= c <= n; got c=5 with n=4"),
         (lambda: bayes_interval_counts([1, 2], [4, 4, 4]), "c and n must have one value per question"),
-        (lambda: bayes_interval_counts([1], 4, ks=[0]), "k must be a positive integer, got 0"),
-        (lambda: bayes_interval_counts([1], 4, ks=[2], thresholds=[1.5]), "tau must be in [0, 1]; got tau=1.5"),
+        (lambda: bayes_interval_counts([1], 4, k=[0]), "k must be a positive integer, got 0"),
+        (lambda: bayes_interval_counts([1], 4, k=[2], thresholds=[1.5]), "tau must be in [0, 1]; got tau=1.5"),
         (lambda: bayes_interval_counts([], 4), "c is empty"),
         (lambda: bayes_interval([1, 0, 1]), "correct must be a questions x generations matrix (2-D)"),
         (lambda: bayes_interval([[1, 0.5]]), "got 0.5"),
@@ -305,7 +305,7 @@ DOC_COUNTS = [0, 0, 1, 3, 5, 8, 8, 10, 12, 14, 15, 16, 16, 16, 2, 6, 9, 11, 13, 
 
 
 def test_docs_worked_example():
-    estimate = bayes_interval_counts(DOC_COUNTS, 16, ks=[4], thresholds=[0.5])["G-Pass@4_0.5"]
+    estimate = bayes_interval_counts(DOC_COUNTS, 16, k=[4], thresholds=[0.5])["G-Pass@4_0.5"]
     exact = [exact_posterior(c, 16, 4, "0.5") for c in DOC_COUNTS]
     mean = 100 * float(sum(m for m, _ in exact) / len(exact))
     std = 100 * math.sqrt(float(sum(v for _, v in exact))) / len(exact)
@@ -316,8 +316,8 @@ def test_docs_worked_example():
         60.21,
         69.66,
     ]
-    beta = bayes_interval_counts(DOC_COUNTS, 16, ks=[4], thresholds=[0.5], method="beta")["G-Pass@4_0.5"]
+    beta = bayes_interval_counts(DOC_COUNTS, 16, k=[4], thresholds=[0.5], method="beta")["G-Pass@4_0.5"]
     assert [round(beta.low, 2), round(beta.high, 2)] == [60.14, 69.58]
     # the bootstrap row of the table (metrics.summarize_uncertainty, not this module)
-    boot = summarize_uncertainty(DOC_COUNTS, 16, ks=[4], thresholds=[0.5], n_boot=4000, seed=0)["G-Pass@4_0.5"]
+    boot = summarize_uncertainty(DOC_COUNTS, 16, k=[4], thresholds=[0.5], n_boot=4000, seed=0)["G-Pass@4_0.5"]
     assert [round(x, 2) for x in (boot.mean, boot.stderr, boot.ci_low, boot.ci_high)] == [65.32, 9.07, 47.17, 81.3]

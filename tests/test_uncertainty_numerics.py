@@ -112,7 +112,7 @@ def test_the_prior_is_checked_once_with_one_error_everywhere(prior, message):
     calls = [
         lambda: check_prior(prior),
         lambda: ScoringRequest(ks=(4,), interval="bayes", prior=prior),
-        lambda: bayes_interval_counts([1], 4, ks=[2], prior=prior),
+        lambda: bayes_interval_counts([1], 4, k=[2], prior=prior),
         lambda: posterior_moments([1], 4, 2, 1.0, prior=prior),
         lambda: pilot_probabilities([1], 4, prior=prior),
     ]

@@ -63,7 +63,7 @@ def test_exact_p_value_equals_brute_force_enumeration_for_every_metric(data):
     counts = st.lists(st.integers(0, n), min_size=questions, max_size=questions)
     a, b = data.draw(counts, label="a"), data.draw(counts, label="b")
     k = data.draw(st.integers(1, n), label="k")
-    result = paired_comparison(a, b, n, ks=[k], thresholds=["0", "0.5", "1"], n_boot=10)
+    result = paired_comparison(a, b, n, k=[k], thresholds=["0", "0.5", "1"], n_boot=10)
     for key, value in result.items():
         differences = [exact_metric(n, x, key) - exact_metric(n, y, key) for x, y in zip(a, b)]
         assert value.test == "exact"
@@ -74,7 +74,7 @@ def test_exact_p_value_equals_brute_force_enumeration_for_every_metric(data):
 
 def test_rounding_level_differences_are_ties_not_differing_questions():
     """pass@3 with 2 and 3 of 4 correct is exactly 1 for both; floating point gives 1 - 1e-16 for one."""
-    result = paired_comparison([0, 2, 0], [0, 3, 0], 4, ks=[3], thresholds=[0.0])["G-Pass@3_0.0"]
+    result = paired_comparison([0, 2, 0], [0, 3, 0], 4, k=[3], thresholds=[0.0])["G-Pass@3_0.0"]
     assert (result.questions_differing, result.p_value, result.difference) == (0, 1.0, 0.0)
 
 
@@ -119,8 +119,8 @@ def test_monte_carlo_p_value_has_the_plus_one_correction_and_is_seeded():
 @given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=2, max_size=40), st.integers(0, 3))
 def test_swapping_the_models_negates_the_difference_and_mirrors_the_interval(pairs, seed):
     a, b = [x for x, _ in pairs], [y for _, y in pairs]
-    forward = paired_comparison(a, b, 6, ks=[3], thresholds=[0.5], n_boot=200, n_perm=200, seed=seed)
-    backward = paired_comparison(b, a, 6, ks=[3], thresholds=[0.5], n_boot=200, n_perm=200, seed=seed)
+    forward = paired_comparison(a, b, 6, k=[3], thresholds=[0.5], n_boot=200, n_perm=200, seed=seed)
+    backward = paired_comparison(b, a, 6, k=[3], thresholds=[0.5], n_boot=200, n_perm=200, seed=seed)
     for key in forward:
         f, r = forward[key], backward[key]
         assert r.difference == pytest.approx(-f.difference, abs=1e-9)
@@ -162,7 +162,7 @@ def test_paired_comparison_is_valid_under_h0_on_discrete_counts():
     for i in range(replicates):
         rate = rng.beta(2, 2, size=questions)
         a, b = rng.binomial(n, rate), rng.binomial(n, rate)
-        result = paired_comparison(a, b, n, ks=[4], thresholds=[0.5], n_boot=1, n_perm=499, seed=i)
+        result = paired_comparison(a, b, n, k=[4], thresholds=[0.5], n_boot=1, n_perm=499, seed=i)
         p_values.append([r.p_value for r in result.values()])
     p_values = np.array(p_values)
     for column in range(p_values.shape[1]):
@@ -173,7 +173,7 @@ def test_paired_comparison_is_valid_under_h0_on_discrete_counts():
 def test_power_under_a_large_effect():
     rng = np.random.default_rng(13)
     a, b = rng.binomial(16, 0.8, size=40), rng.binomial(16, 0.3, size=40)
-    for key, result in paired_comparison(a, b, 16, ks=[4, 8]).items():
+    for key, result in paired_comparison(a, b, 16, k=[4, 8]).items():
         assert result.p_value < 1e-3, key
         assert 0 < result.ci_low <= result.difference <= result.ci_high, key
 
@@ -201,7 +201,7 @@ def test_bootstrap_interval_covers_the_population_difference():
         a = rng.binomial(n, np.array(rates_a, dtype=float)[kind])
         b = rng.binomial(n, np.array(rates_b, dtype=float)[kind])
         result = paired_comparison(
-            a, b, n, ks=[k], thresholds=[0.5], accuracy=False, n_boot=1000, n_perm=1, exact_max=0, seed=i
+            a, b, n, k=[k], thresholds=[0.5], accuracy=False, n_boot=1000, n_perm=1, exact_max=0, seed=i
         )["G-Pass@4_0.5"]
         covered += result.ci_low <= truth <= result.ci_high
     coverage = covered / replicates
@@ -214,7 +214,7 @@ def test_bootstrap_interval_covers_the_population_difference():
 
 def test_difference_is_the_difference_of_the_exact_scores():
     a, b = [0, 3, 7, 16, 12, 9], [2, 3, 5, 15, 16, 1]
-    result = paired_comparison(a, b, 16, ks=[4, 16], thresholds=["0.25", "1"])
+    result = paired_comparison(a, b, 16, k=[4, 16], thresholds=["0.25", "1"])
     assert list(result) == [
         "accuracy (16 runs average)",
         "G-Pass@4_0.25",
@@ -235,8 +235,8 @@ def test_difference_is_the_difference_of_the_exact_scores():
 def test_binary_matrices_give_the_same_answer_as_counts():
     rng = np.random.default_rng(15)
     a, b = rng.random((25, 8)) < 0.6, rng.random((25, 8)) < 0.4
-    from_matrix = paired_comparison(a, b, ks=[4], seed=2)
-    from_counts = paired_comparison(a.sum(axis=1), b.sum(axis=1), 8, ks=[4], seed=2)
+    from_matrix = paired_comparison(a, b, k=[4], seed=2)
+    from_counts = paired_comparison(a.sum(axis=1), b.sum(axis=1), 8, k=[4], seed=2)
     assert from_matrix == from_counts
 
 
@@ -312,9 +312,9 @@ def test_align_runs_refuses_with_one_line_naming_what_differs(kwargs, message):
         (lambda: paired_comparison(np.ones((3, 4), bool), np.ones((3, 5), bool)), "got (3, 4) and (3, 5)"),
         (lambda: paired_comparison([1], [1], 4, ci=1.0), "ci must be in (0, 1), got 1.0"),
         (lambda: paired_comparison([1], [1], 4, n_boot=0), "n_boot must be a positive integer, got 0"),
-        (lambda: paired_comparison([1], [5], 4, ks=[2]), "c must satisfy c <= n"),
-        (lambda: paired_comparison([1], [1], 4, ks=[8]), "ks must satisfy k <= n; got k=8 with n=4"),
-        (lambda: paired_comparison([1], [1], 4, ks=[], accuracy=False), "no metric asked for"),
+        (lambda: paired_comparison([1], [5], 4, k=[2]), "c must satisfy c <= n"),
+        (lambda: paired_comparison([1], [1], 4, k=[8]), "ks must satisfy k <= n; got k=8 with n=4"),
+        (lambda: paired_comparison([1], [1], 4, k=[], accuracy=False), "no metric asked for"),
         (lambda: sign_flip_test([1.0, float("nan")]), "differences must be finite; got nan"),
         (lambda: rank_intervals([1, 2], 4, "accuracy"), "counts must be models x questions (2-D, non-empty)"),
         (lambda: rank_intervals([[1, 2]], 4, "accuracy", names=["a", "b"]), "names has 2 entries for 1 models"),

@@ -158,7 +158,7 @@ def test_pilot_probabilities():
 
 
 def test_plan_table_rows():
-    rows = plan_table(PILOT, ns=[4, 16], ks=[4, 8], thresholds=[0.5], questions=[None, 80])
+    rows = plan_table(PILOT, ns=[4, 16], k=[4, 8], thresholds=[0.5], questions=[None, 80])
     # k = 8 > n = 4 is skipped; per (questions, n): per k, the thresholds then mG
     assert [(r.questions, r.n, r.key) for r in rows[:6]] == [
         (40, 4, "G-Pass@4_0.5"),

@@ -66,6 +66,30 @@ def test_the_metric_card_example_reproduces_through_score_with_a_check_correct_f
     assert results.gpassk.judge_stats["unique"] == 3  # a, b, c: each distinct prediction checked once
 
 
+@pytest.mark.parametrize("in_a_file", [False, True])
+def test_score_resolves_its_judge_once(monkeypatch, tmp_path, in_a_file):
+    """One call of score() turns its judge into a Judge once (the registry's as_judge), in memory or from a file."""
+    from gpassk_opencompass.judges import registry
+    from gpassk_opencompass.scoring import flow
+
+    calls = []
+
+    def counted(judge):
+        calls.append(judge)
+        return as_judge(judge)
+
+    as_judge = registry.as_judge
+    monkeypatch.setattr(registry, "as_judge", counted)
+    monkeypatch.setattr(flow, "as_judge", counted)
+    questions = card_questions()
+    if in_a_file:
+        path = tmp_path / "gens.jsonl"
+        path.write_text("".join(json.dumps(question) + "\n" for question in questions), encoding="utf-8")
+        questions = path
+    results = gpassk_opencompass.score(questions, k=[4], judge=lambda pred, ref: pred == ref, progress=False)
+    assert results.complete and len(calls) == 1
+
+
 def test_an_exception_or_a_non_bool_is_unresolved_never_wrong(tmp_path):
     def picky(prediction, reference):
         if prediction == "c":

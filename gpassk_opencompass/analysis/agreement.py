@@ -40,6 +40,7 @@ import numpy as np
 from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details, match_questions
 from gpassk_opencompass.checks import examples
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.judges.kinds import CACHE, CASCADE, LLM, RULE
 from gpassk_opencompass.judges.types import Verdict
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
@@ -49,7 +50,7 @@ from gpassk_opencompass.scoring.results import ResultsFile
 from gpassk_opencompass.uncertainty.agreement import JudgeAgreement, MetricShift, judge_agreement, metric_shift
 
 #: Model-verdict sources of a cascade (``cache``: a model verdict read back from the judge cache).
-MODEL_SOURCES = ("llm", "cache")
+MODEL_SOURCES = (LLM, CACHE)
 
 
 @dataclass(frozen=True)
@@ -245,7 +246,7 @@ def _shifts(
     ks = [k for k in ks if k <= int(n.min())]
     counts_a = np.array([sum(verdict is True for verdict in row) for row in correct_a])
     counts_b = np.array([sum(verdict is True for verdict in row) for row in correct_b])
-    shifts = metric_shift(counts_a, counts_b, n=n, ks=ks, thresholds=thresholds)
+    shifts = metric_shift(counts_a, counts_b, n=n, k=ks, thresholds=thresholds)
     return tuple(shifts.values()), None
 
 
@@ -326,7 +327,7 @@ def agree_results(a: ResultsFile, b: ResultsFile | None = None, *, ci: float = 0
 
 def _cascade_report(results: ResultsFile, ci: float) -> AgreementReport:
     judge = results.gpassk.judge
-    if judge != "cascade":
+    if judge != CASCADE:
         raise InputError(
             f"{results.source} was judged by {judge!r}, not the cascade; one file compares the "
             "cascade's rule judge with its model, two files (A B) compare any two judges"
@@ -384,7 +385,7 @@ def _cascade_report(results: ResultsFile, ci: float) -> AgreementReport:
 
 def _rule_record(verdict: Verdict) -> Verdict:
     """The rule judge's side of a cascade model verdict: the same extracted answer, its verdict, no reason."""
-    return Verdict(verdict.rule_correct, verdict.extracted, "", "rule")
+    return Verdict(verdict.rule_correct, verdict.extracted, "", RULE)
 
 
 @dataclass(frozen=True)

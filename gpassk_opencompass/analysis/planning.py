@@ -35,7 +35,7 @@ from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details
 from gpassk_opencompass.checks import positive_ints
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import write_bytes_atomic
-from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
+from gpassk_opencompass.metrics import DEFAULT_K, DEFAULT_THRESHOLDS
 from gpassk_opencompass.render import require_extra
 from gpassk_opencompass.render.reports import to_markdown, write_report
 from gpassk_opencompass.scoring.results import ResultsFile
@@ -50,8 +50,6 @@ from gpassk_opencompass.uncertainty.planner import (
 
 #: The largest n :func:`smallest_n` considers.
 N_MAX = 4096
-#: The k values planned when the pilot records none.
-DEFAULT_KS = (4, 8, 16)
 
 
 @dataclass(frozen=True)
@@ -130,7 +128,7 @@ def plan_results(
     *,
     questions: Sequence[int] | None = None,
     target: float | None = None,
-    ks: Sequence[int] | None = None,
+    k: Sequence[int] | None = None,
     thresholds: Sequence[float] | None = None,
     level: float = 0.95,
     include_question_sampling: bool = True,
@@ -142,7 +140,7 @@ def plan_results(
         ns: the planned generations per question.
         questions: planned question counts (default: the pilot's).
         target: a half-width in percentage points (``None``: no search).
-        ks: the k values (default: the pilot's, else 4 8 16); a k above a planned n is skipped there.
+        k: the k values (default: the pilot's, else 4 8 16); a k above a planned n is skipped there.
         thresholds: the tau values (default: the pilot's, else 0 .. 1 by 0.25).
         level: the intervals' level.
         include_question_sampling: plan for the questions as a sample (the bootstrap's view);
@@ -153,7 +151,7 @@ def plan_results(
     """
     ns = positive_ints(ns, "--n")
     counts = [None] if not questions else positive_ints(questions, "--questions")
-    ks = positive_ints(ks if ks else (pilot.ks or DEFAULT_KS), "--k")
+    ks = positive_ints(k if k else (pilot.ks or DEFAULT_K), "--k")
     thresholds = list(thresholds if thresholds else (pilot.thresholds or DEFAULT_THRESHOLDS))
     if target is not None and not (isinstance(target, numbers.Real) and math.isfinite(target) and target > 0):
         raise InputError(f"--target must be a half-width > 0 in percentage points; got {target!r}")
@@ -168,14 +166,20 @@ def plan_results(
     targets: list[TargetN] = []
     if target is not None:
         for m in counts:
-            for k in ks:
+            for draws in ks:
                 for tau in [*thresholds, "mG"]:
                     floor = expected_half_width(
-                        p, N_MAX, k, tau, questions=m, level=level, include_question_sampling=include_question_sampling
+                        p,
+                        N_MAX,
+                        draws,
+                        tau,
+                        questions=m,
+                        level=level,
+                        include_question_sampling=include_question_sampling,
                     )
                     n = smallest_n(
                         p,
-                        k,
+                        draws,
                         tau,
                         target,
                         questions=m,
@@ -236,7 +240,7 @@ def plan(
     *,
     questions: Sequence[int] | None = None,
     target: float | None = None,
-    ks: Sequence[int] | None = None,
+    k: Sequence[int] | None = None,
     thresholds: Sequence[float] | None = None,
     level: float = 0.95,
     include_question_sampling: bool = True,
@@ -258,7 +262,7 @@ def plan(
         ns,
         questions=questions,
         target=target,
-        ks=ks,
+        k=k,
         thresholds=thresholds,
         level=level,
         include_question_sampling=include_question_sampling,

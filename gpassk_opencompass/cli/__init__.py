@@ -264,7 +264,7 @@ def configure_logging(level: str = "INFO") -> None:
     """
     from tqdm import tqdm
 
-    from gpassk_opencompass.log import logger
+    from gpassk_opencompass.log import enable_logging, logger
 
     def write(message) -> None:
         text = str(message)
@@ -274,6 +274,7 @@ def configure_logging(level: str = "INFO") -> None:
 
     logger.remove()
     logger.add(write, level=level, format="{level}: {message}")
+    enable_logging()
 
 
 def main(argv: list[str] | None = None) -> int:

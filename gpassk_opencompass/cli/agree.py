@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.cli import EXIT_INCOMPLETE, EXIT_OK, SUBCOMMANDS, add_match_by_option
 from gpassk_opencompass.errors import InputError
 
@@ -42,7 +43,7 @@ def add_parser(subparsers) -> None:
         help="disagreeing items printed (default %(default)s; the files list all)",
     )
     parser.add_argument(
-        "--ci", type=float, default=0.95, metavar="LEVEL", help="level of kappa's interval (default %(default)s)"
+        "--ci", type=float, default=defaults.CI, metavar="LEVEL", help="level of kappa's interval (default %(default)s)"
     )
     add_match_by_option(parser)
     parser.set_defaults(func=run)

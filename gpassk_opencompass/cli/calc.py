@@ -6,7 +6,8 @@ import argparse
 import json
 
 from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS, add_k_option, add_thresholds_option
-from gpassk_opencompass.metrics import metric_key, mg_metric_key, summarize
+from gpassk_opencompass.metrics import summarize
+from gpassk_opencompass.render.console import metric_table
 
 
 def add_parser(subparsers) -> None:
@@ -27,35 +28,14 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    result = summarize([args.c], args.n, ks=args.k, thresholds=args.thresholds)  # InputError names a bad value
+    result = summarize([args.c], args.n, k=args.k, thresholds=args.thresholds)  # InputError names a bad value
     scale = 1.0 if args.percent else 0.01
     if args.json:
         print(json.dumps({key: value * scale for key, value in result.items()}, indent=2))
         return EXIT_OK
     print(
-        format_table(
+        metric_table(
             result, args.k, args.thresholds, scale, args.digits, title=f"n={args.n} generations, c={args.c} correct"
         )
     )
     return EXIT_OK
-
-
-def format_table(result: dict[str, float], ks, thresholds, scale: float, digits: int, title: str) -> str:
-    """One row per threshold plus an mG-Pass row, one column per k.
-
-    >>> print(format_table({"G-Pass@4_0.5": 71.5, "mG-Pass@4": 16.2}, [4], [0.5], 0.01, 3, "t"))
-    t
-    metric         k=4
-    G-Pass@k_0.5   0.715
-    mG-Pass@k      0.162
-    """
-    rows = [(f"G-Pass@k_{float(tau)}", [result[metric_key(k, tau)] for k in ks]) for tau in thresholds]
-    rows.append(("mG-Pass@k", [result[mg_metric_key(k)] for k in ks]))
-    cells = [[f"{value * scale:.{digits}f}" for value in values] for _, values in rows]
-    width = max(len(label) for label, _ in rows) + 3
-    column = max(len(f"k={k}") for k in ks)
-    column = max([column] + [len(cell) for row in cells for cell in row]) + 2
-    lines = [title, "metric".ljust(width) + "".join(f"k={k}".ljust(column) for k in ks).rstrip()]
-    for (label, _), row in zip(rows, cells):
-        lines.append(label.ljust(width) + "".join(cell.ljust(column) for cell in row).rstrip())
-    return "\n".join(lines)

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.cli import EXIT_INCOMPLETE, EXIT_OK, SUBCOMMANDS, add_match_by_option
 
 
@@ -25,7 +26,11 @@ def add_parser(subparsers) -> None:
     parser.add_argument("run_a", type=Path, metavar="RUN_A", help="run A's results file")
     parser.add_argument("run_b", type=Path, metavar="RUN_B", help="run B's results file (same questions, n, k)")
     parser.add_argument(
-        "--ci", type=float, default=0.95, metavar="LEVEL", help="level of the bootstrap interval (default %(default)s)"
+        "--ci",
+        type=float,
+        default=defaults.CI,
+        metavar="LEVEL",
+        help="level of the bootstrap interval (default %(default)s)",
     )
     parser.add_argument(
         "--n-boot",

@@ -55,7 +55,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from gpassk_opencompass.plugin.data_check import check_benchmark, check_names, format_report
+    from gpassk_opencompass.plugin.data_check import check_benchmark, check_names, environment_note
+    from gpassk_opencompass.render.console import data_check_report
 
     names = check_names(args.benchmarks)  # InputError (exit 2) before anything is read
     checks = [
@@ -64,5 +65,5 @@ def run(args: argparse.Namespace) -> int:
             names, desc="checking data", unit="benchmark", disable=True if args.no_progress else None, file=sys.stderr
         )
     ]
-    print(format_report(checks))
+    print(data_check_report(checks, environment_note()))
     return EXIT_OK if all(check.usable for check in checks) else EXIT_NOT_DONE

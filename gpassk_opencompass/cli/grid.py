@@ -31,6 +31,7 @@ from gpassk_opencompass.grid import launch as grid_launch
 from gpassk_opencompass.grid import status as grid_status
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact
+from gpassk_opencompass.render.console import grid_status_line
 
 #: The exit code of each grid outcome.
 EXIT_OF_OUTCOME = {
@@ -277,7 +278,7 @@ def run(args: argparse.Namespace) -> int:
 def _print_statuses(statuses: list[grid_status.RunStatus], show_done: bool) -> None:
     for item in statuses:
         if show_done or item.state != grid_status.DONE:
-            print(redact(grid_status.format_line(item)))
+            print(redact(grid_status_line(item)))
     print(grid_status.summary(statuses))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.cli import (
     EXIT_INCOMPLETE,
     EXIT_NOT_DONE,
@@ -23,7 +24,7 @@ from gpassk_opencompass.cli import (
 )
 from gpassk_opencompass.leaderboard.pipeline import FORMATS, LeaderboardOutcome, LeaderboardRequest, make_leaderboard
 from gpassk_opencompass.leaderboard.published import DEFAULT_TOLERANCE
-from gpassk_opencompass.leaderboard.ranking import CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES
+from gpassk_opencompass.leaderboard.ranking import CORRECTIONS, DEFAULT_RESAMPLES
 from gpassk_opencompass.leaderboard.table import LEADERBOARD_THRESHOLDS
 
 EXAMPLES = """examples:
@@ -159,11 +160,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--significance",
         type=float,
         nargs="?",
-        const=DEFAULT_LEVEL,
+        const=defaults.CI,
         metavar="LEVEL",
         help="add a Rank column with each row's rank interval under resampling the questions, "
         f"and mark ≈ where a row's order against the next is not significant (LEVEL: "
-        f"confidence, default {DEFAULT_LEVEL:g}); needs per-question details in the results",
+        f"confidence, default {defaults.CI:g}); needs per-question details in the results",
     )
     parser.add_argument(
         "--correction",

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS, AddUp, add_k_option, add_thresholds_option
 
 
@@ -42,7 +43,7 @@ def add_parser(subparsers) -> None:
     )
     add_k_option(parser, help="k values (default: the pilot's)")
     add_thresholds_option(parser, None, help="tau values (default: the pilot's)")
-    parser.add_argument("--level", type=float, default=0.95, help="interval level (default %(default)s)")
+    parser.add_argument("--level", type=float, default=defaults.CI, help="interval level (default %(default)s)")
     parser.add_argument(
         "--fixed-questions",
         action="store_true",
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         args.n,
         questions=args.questions,
         target=args.target,
-        ks=args.k,
+        k=args.k,
         thresholds=args.thresholds,
         level=args.level,
         include_question_sampling=not args.fixed_questions,

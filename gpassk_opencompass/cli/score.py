@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.cli import (
     EXIT_INCOMPLETE,
     EXIT_JUDGE_FAILED,
@@ -23,6 +24,8 @@ from gpassk_opencompass.cli import (
     stopped,
 )
 from gpassk_opencompass.errors import InputError, WriteError
+from gpassk_opencompass.judges import JudgeSettings
+from gpassk_opencompass.judges.user import DEFAULT_TIMEOUT
 
 EXAMPLES = """examples:
   gpassk score generations.jsonl --k 4 8 16
@@ -51,6 +54,8 @@ judge is deterministic: an answer it could not compare in time stays unresolved 
 #: Bounds of ``--rule-timeout``: math-verify's alarm counts whole seconds; beyond ten minutes per
 #: comparison a judge model (``--judge cascade``) is the better way.
 RULE_TIMEOUT_RANGE = (1, 600)
+#: The judge settings' defaults, which the judge options show and start from.
+JUDGE = JudgeSettings()
 
 
 def add_parser(subparsers) -> None:
@@ -124,14 +129,14 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     judge.add_argument(
         "--concurrency",
         type=int,
-        default=32,
+        default=defaults.CONCURRENCY,
         metavar="N",
         help="requests in flight per URL, 1 to 1024 (default: %(default)s)",
     )
     judge.add_argument(
         "--request-timeout",
         type=float,
-        default=600.0,
+        default=defaults.REQUEST_TIMEOUT,
         metavar="S",
         help="total seconds a judge request may take before it is retried (default: %(default)s)",
     )
@@ -146,14 +151,14 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     judge.add_argument(
         "--progress-window",
         type=float,
-        default=600.0,
+        default=JUDGE.progress_window,
         metavar="S",
         help="stop retrying once no request got a verdict for S seconds (default: %(default)s)",
     )
     judge.add_argument(
         "--judge-max-tokens",
         type=int,
-        default=2048,
+        default=JUDGE.max_tokens,
         metavar="N",
         help="cap on the judge's reply; a thinking judge needs room for its reasoning and the "
         "verdict (default: %(default)s)",
@@ -161,7 +166,7 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     judge.add_argument(
         "--rule-timeout",
         type=int,
-        default=3,
+        default=JUDGE.rule_timeout,
         metavar="S",
         help="seconds math-verify may spend on one parse or comparison of the rule judge (and the "
         f"cascade's rule stage), whole seconds from {RULE_TIMEOUT_RANGE[0]} to "
@@ -172,7 +177,7 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         metavar="S",
         help="seconds your own judge (module:function) may take on one answer; past them the answer is "
-        "unresolved, its worker process killed and the run goes on (default: 60)",
+        f"unresolved, its worker process killed and the run goes on (default: {DEFAULT_TIMEOUT:g})",
     )
 
 
@@ -193,13 +198,13 @@ def add_metric_options(parser: argparse.ArgumentParser) -> None:
         "--prior",
         type=float,
         nargs=2,
-        default=[1.0, 1.0],
+        default=list(defaults.PRIOR),
         metavar=("A", "B"),
         help="Beta(A, B) prior on each question's success probability (default: 1 1, uniform)",
     )
-    stats.add_argument("--ci", type=float, default=0.95, help="interval level (default: %(default)s)")
+    stats.add_argument("--ci", type=float, default=defaults.CI, help="interval level (default: %(default)s)")
     stats.add_argument(
-        "--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples (default: %(default)s)"
+        "--bootstrap", type=int, default=defaults.N_BOOT, metavar="N", help="bootstrap resamples (default: %(default)s)"
     )
     stats.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
     parser.add_argument(
@@ -265,7 +270,7 @@ def resume_hint(kind: str, kept: str, rule_timeout: int) -> str:
     >>> print(resume_hint("python:my_checks:same", "", 3))
     python:my_checks:same raised an exception, returned no bool or ran past --judge-timeout on these (each reason says which): fix the function (or give it longer) and run again
     """
-    from gpassk_opencompass.judges.registry import SOURCE, USER_PREFIX, judge_kind
+    from gpassk_opencompass.judges.kinds import SOURCE, USER_PREFIX, judge_kind
 
     if kind.startswith(SOURCE):
         return "the source has no verdict for these samples; judge them with --judge rule, llm or cascade"
@@ -291,10 +296,11 @@ def say(message: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from gpassk_opencompass.errors import clause
     from gpassk_opencompass.judges import JudgeError
+    from gpassk_opencompass.judges.registry import resolve_judge, with_verdict_cache
     from gpassk_opencompass.log import logger
     from gpassk_opencompass.redaction import redact
     from gpassk_opencompass.render.score_report import format_report, unresolved_summary
-    from gpassk_opencompass.scoring.flow import resolve_judge, score_file, with_verdict_cache
+    from gpassk_opencompass.scoring.flow import score_file
 
     try:
         if args.cache and args.no_cache:

@@ -51,39 +51,30 @@ temperature to models whose name contains one of
 
 from __future__ import annotations
 
-import ast
-import copy
 import posixpath
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 from pydantic import (
+    AfterValidator,
     BeforeValidator,
     Field,
-    ValidationError,
+    FiniteFloat,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 
-from gpassk_opencompass import __version__
+from gpassk_opencompass import __version__, defaults
 from gpassk_opencompass.catalog import get_benchmark
-from gpassk_opencompass.checks import (
-    QUESTION_RANGE,
-    did_you_mean,
-    is_int,
-    is_number,
-    one_of,
-    positive_int,
-    question_range,
-)
-from gpassk_opencompass.contracts import Contract, input_error
+from gpassk_opencompass.checks import did_you_mean, question_range
+from gpassk_opencompass.contracts import Contract
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.judges.kinds import AUTO, KINDS
 from gpassk_opencompass.judges.prompts import DEFAULT_JUDGE_PROMPT, PROTOCOLS
-from gpassk_opencompass.judges.registry import AUTO, KINDS
 
 BACKENDS = {
     "turbomind": "lmdeploy TurboMind inside the OpenCompass task (GPUs)",
@@ -92,8 +83,6 @@ BACKENDS = {
 }
 #: The judges a template may name: ``auto`` and the built-in kinds, from the one registry of judge names.
 JUDGES = (AUTO, *KINDS)
-#: Generations per question at most (G-Pass@k is computed exactly from all n of them).
-MAX_N = 1024
 #: Config files one grid may produce at most.
 MAX_RUNS = 10_000
 #: Substrings of a model name for which OpenCompass's ``OpenAISDK`` sends no temperature
@@ -138,7 +127,6 @@ _SAFE_NAME = re.compile(r"[^A-Za-z0-9._+-]")
 #: Unicode categories refused in a value written into a config: control (C0, DEL, C1), format
 #: (bidi overrides, zero-width), surrogates, and the line and paragraph separators U+2028/U+2029.
 _UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-_BARE_WORD = re.compile(r"[A-Za-z0-9_.+:/-]+")
 
 
 @dataclass(frozen=True)
@@ -246,144 +234,36 @@ def safe_name(name: str) -> str:
     return cleaned
 
 
-def _literal(text: str) -> Any:
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, RecursionError):
-        return text
-
-
-def parse_override(assignment: str) -> tuple[str, Any]:
-    """``KEY=VALUE`` from the command line -> ``(key, value)``.
-
-    The value is a Python literal when it parses as one (``16``, ``[0.7, 1.0]``,
-    ``{'path': 'org/m'}``, ``None``, ``'text'``); a bracketed list of bare words
-    is a list of strings; anything else is the string itself.
-
-    >>> parse_override("temperatures=[0.7,1.0]")
-    ('temperatures', [0.7, 1.0])
-    >>> parse_override("benchmarks=[AIME2025, MATH500-L5]")
-    ('benchmarks', ['AIME2025', 'MATH500-L5'])
-    >>> parse_override("model_url=http://gpu7:8000/v1")
-    ('model_url', 'http://gpu7:8000/v1')
-    >>> parse_override("test_range=[:5]")
-    ('test_range', '[:5]')
-    """
-    key, equals, text = assignment.partition("=")
-    if not equals or not key.strip():
-        raise InputError(f"--set expects KEY=VALUE, got {assignment!r}")
-    text = text.strip()
-    value = _literal(text)
-    if value is not text or not text.startswith(("[", "{", "(")) or QUESTION_RANGE.fullmatch(text):
-        return key.strip(), value
-    words = [item.strip() for item in text[1:-1].split(",") if item.strip()]
-    if text.startswith("[") and text.endswith("]") and all(_BARE_WORD.fullmatch(word) for word in words):
-        return key.strip(), [_literal(word) for word in words]
-    raise InputError(
-        f"--set {key.strip()}: cannot read {text!r}; write a Python literal, "
-        "e.g. \"models=[{'path': 'org/model', 'tp': 1}]\""
-    )
-
-
-def _entries(items: Sequence) -> str:
-    """``'3 entries (0..2)'`` / ``'1 entry (0..0)'`` / ``'no entries'``."""
-    if not items:
-        return "no entries"
-    return f"{len(items)} {'entry' if len(items) == 1 else 'entries'} (0..{len(items) - 1})"
-
-
-def apply_overrides(variables: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """A template's variables with ``--set`` overrides applied (the input is not changed).
-
-    A key is a variable (replaced whole) or a dotted path into one
-    (``models.0.tp``: list indices and dict keys, as mmengine's
-    ``--cfg-options``); a path that leads nowhere is a one-line :class:`InputError`.
-
-    >>> apply_overrides({"models": ["org/a", {"path": "org/b"}], "n": 48}, {"models.0.tp": 2, "n": 16})
-    {'models': [{'path': 'org/a', 'tp': 2}, {'path': 'org/b'}], 'n': 16}
-    >>> apply_overrides({"models": ["org/a", "org/b", "org/c"]}, {"models.99.tp": 2})
-    Traceback (most recent call last):
-    ...
-    gpassk_opencompass.errors.InputError: --set models.99.tp: models has 3 entries (0..2); got index 99
-    >>> apply_overrides({"models": [{"path": "org/a"}]}, {"models.0.tpp": 2})
-    Traceback (most recent call last):
-    ...
-    gpassk_opencompass.errors.InputError: --set models.0.tpp: models.0 has no key 'tpp'; did you mean 'tp'? known: path, name, tp, batch_size, url, tokenizer_path, server
-    """
-    result = copy.deepcopy(dict(variables))
-    for key, value in overrides.items():
-        head, *path = key.split(".")
-        if head not in TEMPLATE_VARIABLES:
-            raise InputError(
-                f"--set {key}: {head!r} is not a template variable; {did_you_mean(head, TEMPLATE_VARIABLES)}"
-            )
-        if not path:
-            result[head] = value
-            continue
-        if head not in result:
-            raise InputError(f"--set {key}: the template does not set {head}; set the whole variable: --set {head}=...")
-        parent: Any = result  # the dict or list the next step indexes (a JSON-like tree)
-        step: str | int = head
-        where = head
-        for next_step in path:
-            node = parent[step]
-            is_model = head == "models" and where.count(".") == 1  # node is models[i]
-            if is_model and isinstance(node, str):
-                node = parent[step] = {"path": node}  # a model given as its path
-            if isinstance(node, list):
-                if not next_step.isdigit():
-                    raise InputError(
-                        f"--set {key}: {where} is a list; {next_step!r} is not an index ({where} has {_entries(node)})"
-                    )
-                if int(next_step) >= len(node):
-                    raise InputError(f"--set {key}: {where} has {_entries(node)}; got index {int(next_step)}")
-                parent, step = node, int(next_step)
-            elif isinstance(node, Mapping):
-                known = MODEL_KEYS if is_model else tuple(node)
-                if next_step not in known:
-                    raise InputError(f"--set {key}: {where} has no key {next_step!r}; {did_you_mean(next_step, known)}")
-                parent, step = node, next_step
-            else:
-                raise InputError(f"--set {key}: {where} is {node!r}, not a list or dict; write --set {where}=VALUE")
-            where = f"{where}.{next_step}"
-        parent[step] = value
-    return result
-
-
 # ----------------------------------------------------------------------------------- validation
 #
-# The template is declared once, as the two contracts below: each field's rule is a check of
-# gpassk_opencompass.checks (or a rule here) named by the field, the rules across fields are the
-# template's ``_consistent``.  A message is one line: ``<template>: <value>, <rule>, <fix>``.
+# The template is declared once, as the two contracts below: each field's type and constraints
+# say what it may be (contracts.input_error words a broken one), the validators add the rules a
+# type cannot say, each with its fix, and ``_consistent`` the rules across fields.  A message is
+# one line: ``<template>: <value>, <rule>, <fix>``.
 
-Check = Callable[[Any, str], Any]
-
-
-def _rule(check: Check) -> BeforeValidator:
-    """A field's rule: ``check(value, what)`` with ``what`` the field (``models[0].tp`` in a model entry)."""
-
-    def validate(value: Any, info: ValidationInfo) -> Any:
-        where = (info.context or {}).get("where")
-        return check(value, f"{where}.{info.field_name}" if where else str(info.field_name))
-
-    return BeforeValidator(validate)
-
-
-def _optional(test: Callable[[Any], bool], expected: str) -> Check:
-    """A check that lets ``None`` through and else requires ``test(value)``."""
-
-    def check(value: Any, what: str) -> Any:
-        if value is not None and not test(value):
-            raise InputError(f"{what} must be {expected} or None, got {value!r}")
-        return value
-
-    return check
-
-
-def _as_list(value: Any, what: str) -> list:
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    raise InputError(f"{what} must be a list, got {value!r}")
+#: A template's list (or tuple) of values, as the tuple the field declares; anything else is refused by the type.
+Listed = BeforeValidator(lambda value: tuple(value) if isinstance(value, list) else value)
+#: One value or a list of them (``k = 16``, ``eval_urls = 'http://judge:8000/v1'``).
+OneOrListed = BeforeValidator(lambda value: tuple(value) if isinstance(value, (list, tuple)) else (value,))
+PositiveInt = Annotated[int, Field(ge=1)]
+PositiveNumber = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+Text = Annotated[str, Field(min_length=1)]
+if TYPE_CHECKING:
+    Backend = str
+    Server = str
+    JudgeName = str
+    JudgePrompt = str
+else:  # pydantic sees each as the Literal of the names it may be, so a wrong one is refused listing them
+    Backend, Server, JudgeName, JudgePrompt = (
+        Literal[tuple(names)] for names in (BACKENDS, SERVERS, JUDGES, PROTOCOLS)
+    )
+#: What a list field is when empty: its fix.
+_EMPTY = {
+    "models": "list at least one dict(path=...)",
+    "benchmarks": "list at least one benchmark",
+    "temperatures": "list at least one temperature (for a greedy-only grid set greedy = True and temperatures = None)",
+    "k": "list at least one k, e.g. k = [4, 8, 16]",
+}
 
 
 def _first_duplicate(values: Sequence[Any]) -> Any:
@@ -400,106 +280,15 @@ def _first_duplicate(values: Sequence[Any]) -> Any:
     return None
 
 
-def _distinct(values: Sequence[Any], what: str) -> tuple:
-    duplicate = _first_duplicate(values)
-    if duplicate is not None:
-        raise InputError(f"{what} lists {duplicate!r} twice: {list(values)!r}; list each value once")
-    return tuple(values)
-
-
-def _text(value: Any) -> bool:
-    return isinstance(value, str) and bool(value)
-
-
-def _boolean(value: Any, what: str) -> bool:
-    if not isinstance(value, bool):
-        raise InputError(f"{what} must be True or False, got {value!r}")
-    return value
-
-
-def _string(value: Any, what: str) -> str:
-    if not isinstance(value, str):
-        raise InputError(f"{what} must be a string, got {value!r}")
-    return value
-
-
-def _server(value: Any, what: str) -> str | None:
-    if value is not None and value not in SERVERS:
-        raise InputError(f"{what} must be one of {', '.join(SERVERS)} or None; got {value!r}")
-    return value
-
-
-def _benchmarks(value: Any, what: str) -> tuple[str, ...]:
-    names = _as_list(value, what)
-    if not names:
-        raise InputError(f"{what} is empty")
-    for name in names:
-        get_benchmark(name)
-    return _distinct(names, what)
-
-
-def _temperatures(value: Any, what: str) -> tuple[float, ...] | None:
-    """The sampling temperatures; ``None`` (only with ``greedy = True``, checked across fields) is greedy-only."""
-    if value is None:
-        return None
-    temperatures = _as_list(value, what)
-    if not temperatures:
-        raise InputError(
-            f"{what} is empty; list at least one temperature (for a greedy-only grid "
-            "set greedy = True and temperatures = None)"
-        )
-    for temperature in temperatures:
-        if not is_number(temperature) or temperature <= 0:
-            raise InputError(f"{what} must be > 0, got {temperature!r} (greedy decoding: set greedy = True)")
-    return tuple(float(temperature) for temperature in _distinct(temperatures, what))
-
-
-def _ks(value: Any, what: str) -> tuple[int, ...]:
-    ks = [value] if is_int(value) else _as_list(value, what)
-    if not ks:
-        raise InputError(f"{what} is empty; list at least one k, e.g. k = [4, 8, 16]")
-    if not all(is_int(k) and k >= 1 for k in ks):
-        raise InputError(f"{what} must be a positive integer or a list of them, got {value!r}")
-    return tuple(sorted(_distinct(ks, what)))
-
-
-def _n(value: Any, what: str) -> int:
-    n = positive_int(value, what)
-    if n > MAX_N:
-        raise InputError(f"{what} = {n} is above the limit of {MAX_N} generations per question")
-    return n
-
-
-def _positive_number(value: Any, what: str) -> float:
-    if not is_number(value) or value <= 0:
-        raise InputError(f"{what} must be > 0, got {value!r}")
-    return float(value)
-
-
-def _test_range(value: Any, what: str) -> str | None:
-    if value is None:
-        return None
-    questions = question_range(value, what)
+def _question_range(value: str) -> str:
+    """A pilot's ``test_range`` in its one spelling (``'[ :5]'`` -> ``'[:5]'``)."""
+    questions = question_range(value, "test_range")
     return f"[{'' if questions.start is None else questions.start}:{'' if questions.stop is None else questions.stop}]"
 
 
-def _data_paths(value: Any, what: str) -> dict[str, str]:
-    if not isinstance(value, Mapping):
-        raise InputError(f"{what} must be a dict of benchmark: path, e.g. {{'AIME2025': '/data/aime2025.jsonl'}}")
-    for benchmark, path in value.items():
-        if not isinstance(path, str) or not posixpath.isabs(path):
-            raise InputError(
-                f"{what}[{benchmark!r}] must be an absolute path (the file or folder the benchmark's loader "
-                f"reads, as its path=), got {path!r}"
-            )
-    return dict(value)
-
-
-def _eval_urls(value: Any, what: str) -> tuple[str, ...]:
-    urls = [value] if isinstance(value, str) else _as_list(value, what)
-    if not all(_text(url) for url in urls):
-        raise InputError(f"{what} must be a list of URL strings, got {urls!r}")
-    return _distinct(urls, what)
+def _known_benchmark(name: str) -> str:
+    get_benchmark(name)
+    return name
 
 
 def refuse_unsafe_text(what: str, value: str) -> None:
@@ -542,18 +331,12 @@ def _text_values(value: Any, name: str) -> Iterator[tuple[str, str]]:
             yield from _text_values(item, f"{name}[{index}]")
 
 
-PositiveInt = Annotated[int, _rule(positive_int)]
-Url = Annotated[str | None, _rule(_optional(_text, "a URL string"))]
-Server = Annotated[str | None, _rule(_server)]
-
-
 class ModelEntry(Contract):
     """One model of the grid: ``'org/model'`` or ``dict(path=..., name=..., tp=..., ...)`` in a template.
 
     Attributes:
         path: Hugging Face id, local path or API model name.
-        display_name: name in abbrs, file names and the leaderboard (the entry's ``name``,
-            else the last part of ``path``, made safe for file names).
+        name: name in abbrs, file names and the leaderboard (the last part of ``path`` by default).
         tp: GPUs per model (tensor parallelism; TurboMind).
         batch_size: prompts per generation call.
         url: OpenAI-compatible base URL (API backends; the template's ``model_url`` by default).
@@ -562,35 +345,23 @@ class ModelEntry(Contract):
             by default), which decides the request-body names of the sampling parameters.
     """
 
-    path: str
-    display_name: str
+    path: Text
+    name: str | None = None
     tp: PositiveInt = 1
     batch_size: PositiveInt = 16
-    url: Url = None
-    tokenizer_path: Annotated[str | None, _rule(_optional(_text, "a string"))] = None
-    server: Server = None
+    url: Text | None = None
+    tokenizer_path: Text | None = None
+    server: Server | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _from_template(cls, raw: Any, info: ValidationInfo) -> dict[str, Any]:
-        """A template's entry (a path, or a dict of :data:`MODEL_KEYS`) with the template's defaults."""
-        context = info.context or {}
-        where = context.get("where", "the model")
-        if isinstance(raw, str):
-            raw = {"path": raw}
-        if not isinstance(raw, Mapping):
-            raise InputError(f"{where} must be a dict like dict(path='org/model', tp=1, batch_size=16), got {raw!r}")
-        unknown = sorted(map(str, set(raw) - set(MODEL_KEYS)))
-        if unknown:
-            raise InputError(f"{where} has unknown key {unknown[0]!r}; {did_you_mean(unknown[0], MODEL_KEYS)}")
-        path = raw.get("path")
-        if not isinstance(path, str) or not path.strip():
-            raise InputError(f"{where} needs path='<Hugging Face id, local path or API model name>'")
-        entry = {key: value for key, value in raw.items() if key != "name"}
-        entry.setdefault("url", context.get("url"))
-        entry.setdefault("server", context.get("server"))
-        entry["display_name"] = safe_name(raw.get("name") or posixpath.basename(path.rstrip("/")))
-        return entry
+    @property
+    def display_name(self) -> str:
+        """The name made safe for file names: ``name``, else the last part of ``path``."""
+        return safe_name(self.name or posixpath.basename(self.path.rstrip("/")))
+
+    @model_validator(mode="after")
+    def _named(self) -> ModelEntry:
+        self.display_name  # noqa: B018 -- a name without a usable character is refused here, not in expand()
+        return self
 
 
 class GridTemplate(Contract):
@@ -599,61 +370,82 @@ class GridTemplate(Contract):
     The fields are in the order they are checked; a field without a default is required.
     """
 
-    backend: Annotated[str, _rule(lambda value, what: one_of(value, what, BACKENDS))]
-    model_url: Url = None
-    server: Server = None
-    models: tuple[ModelEntry, ...]
-    benchmarks: Annotated[tuple[str, ...], _rule(_benchmarks)]
-    greedy: Annotated[bool, _rule(_boolean)] = False
-    temperatures: Annotated[tuple[float, ...] | None, _rule(_temperatures)]
-    k: Annotated[tuple[int, ...], _rule(_ks)]
-    n: Annotated[int, _rule(_n)]
+    backend: Backend
+    model_url: Text | None = None
+    server: Server | None = None
+    models: Annotated[tuple[ModelEntry, ...], Listed]
+    benchmarks: Annotated[tuple[Annotated[str, AfterValidator(_known_benchmark)], ...], Listed]
+    greedy: bool = False
+    temperatures: Annotated[tuple[FiniteFloat, ...], Listed] | None
+    k: Annotated[tuple[PositiveInt, ...], OneOrListed]
+    n: Annotated[int, Field(ge=1, le=defaults.MAX_N)]
     max_out_len: PositiveInt
-    seed: Annotated[int | None, _rule(_optional(is_int, "an integer"))] = None
-    max_seq_len: Annotated[int | None, _rule(_optional(is_int, "an integer"))] = None
-    query_per_second: Annotated[float, _rule(_positive_number)] = 1.0
+    seed: int | None = None
+    max_seq_len: int | None = None
+    query_per_second: PositiveNumber = 1.0
     retry: PositiveInt = 5
-    eval_urls: Annotated[tuple[str, ...], _rule(_eval_urls)] = ()
-    eval_model_name: Annotated[str, _rule(_string)] = ""
-    judge: Annotated[str, _rule(lambda value, what: one_of(value, what, JUDGES))] = "auto"
-    judge_prompt: Annotated[str, _rule(lambda value, what: one_of(value, what, PROTOCOLS))] = DEFAULT_JUDGE_PROMPT
-    top_p: Annotated[float | None, _rule(_optional(lambda v: is_number(v) and 0 < v <= 1, "a number in (0, 1]"))] = None
-    top_k: Annotated[int | None, _rule(_optional(lambda v: is_int(v) and v >= 1, "a positive integer"))] = None
-    repetition_penalty: Annotated[float | None, _rule(_optional(lambda v: is_number(v) and v > 0, "a number > 0"))] = (
-        None
-    )
-    test_range: Annotated[str | None, _rule(_test_range)] = None
-    max_questions: Annotated[int | None, _rule(_optional(lambda v: is_int(v) and v >= 1, "a positive integer"))] = None
-    data_paths: Annotated[dict[str, str], _rule(_data_paths)] = Field(default_factory=dict)
+    eval_urls: Annotated[tuple[Text, ...], OneOrListed] = ()
+    eval_model_name: str = ""
+    judge: JudgeName = AUTO
+    judge_prompt: JudgePrompt = DEFAULT_JUDGE_PROMPT
+    top_p: Annotated[float, Field(gt=0, le=1)] | None = None
+    top_k: PositiveInt | None = None
+    repetition_penalty: PositiveNumber | None = None
+    test_range: Annotated[str, AfterValidator(_question_range)] | None = None
+    max_questions: PositiveInt | None = None
+    data_paths: dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
     def _variables(cls, variables: Any) -> dict[str, Any]:
-        """The template's public variables (``_`` names are its own helpers), each one line of plain text."""
+        """The template's public variables (``_`` names are its own helpers), each one line of plain text;
+        each model takes the template's ``model_url`` and ``server`` unless it sets its own."""
         public = {name: value for name, value in variables.items() if not name.startswith("_")}
         for name, text in _text_values(public, ""):
             refuse_unsafe_text(name, text)
-        for name in public:
-            if name not in cls.model_fields:
-                raise InputError(f"unknown variable {name!r}; {did_you_mean(name, cls.model_fields)}")
-        for name, declared in cls.model_fields.items():
-            if declared.is_required() and name not in public:
-                raise InputError(f"missing required variable {name!r}")
+        shared = {"url": public.get("model_url"), "server": public.get("server")}
+        if isinstance(public.get("models"), (list, tuple)):
+            public["models"] = [
+                {**shared, **({"path": entry} if isinstance(entry, str) else entry)}
+                if isinstance(entry, (str, Mapping))
+                else entry
+                for entry in public["models"]
+            ]
         return public
 
-    @field_validator("models", mode="before")
+    @field_validator(*_EMPTY)
     @classmethod
-    def _models(cls, raw: Any, info: ValidationInfo) -> tuple[ModelEntry, ...]:
-        entries = _as_list(raw, "models")
-        if not entries:
-            raise InputError("models is empty; list at least one dict(path=...)")
-        defaults = {"url": info.data.get("model_url"), "server": info.data.get("server")}
-        models = []
-        for index, entry in enumerate(entries):
-            try:
-                models.append(ModelEntry.model_validate(entry, context={**defaults, "where": f"models[{index}]"}))
-            except ValidationError as error:
-                raise input_error(error, "", ModelEntry) from None
+    def _not_empty(cls, values: tuple | None, info: ValidationInfo) -> tuple | None:
+        if values == ():
+            raise InputError(f"{info.field_name} is empty; {_EMPTY[str(info.field_name)]}")
+        return values
+
+    @field_validator("benchmarks", "temperatures", "k", "eval_urls")
+    @classmethod
+    def _listed_once(cls, values: tuple | None, info: ValidationInfo) -> tuple | None:
+        duplicate = _first_duplicate(values or ())
+        if duplicate is not None:
+            raise InputError(
+                f"{info.field_name} lists {duplicate!r} twice: {list(values or ())!r}; list each value once"
+            )
+        return values
+
+    @field_validator("temperatures")
+    @classmethod
+    def _sampled(cls, temperatures: tuple[float, ...] | None) -> tuple[float, ...] | None:
+        greedy = next((temperature for temperature in temperatures or () if temperature <= 0), None)
+        if greedy is not None:
+            raise InputError(f"temperatures must be > 0, got {greedy!r} (greedy decoding: set greedy = True)")
+        return temperatures
+
+    @field_validator("k")
+    @classmethod
+    def _ascending(cls, ks: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(sorted(ks))
+
+    @field_validator("models")
+    @classmethod
+    def _named_once(cls, models: tuple[ModelEntry, ...]) -> tuple[ModelEntry, ...]:
         names = [model.display_name for model in models]
         duplicate = _first_duplicate(names)
         if duplicate is not None:
@@ -661,7 +453,18 @@ class GridTemplate(Contract):
             raise InputError(
                 f"models[{first}] and models[{second}] are both named {duplicate!r}; give one of them a distinct name="
             )
-        return tuple(models)
+        return models
+
+    @field_validator("data_paths")
+    @classmethod
+    def _absolute(cls, paths: dict[str, str]) -> dict[str, str]:
+        for benchmark, path in paths.items():
+            if not posixpath.isabs(path):
+                raise InputError(
+                    f"data_paths[{benchmark!r}] must be an absolute path (the file or folder the benchmark's "
+                    f"loader reads, as its path=), got {path!r}"
+                )
+        return paths
 
     @model_validator(mode="after")
     def _consistent(self) -> GridTemplate:
@@ -712,8 +515,7 @@ class GridTemplate(Contract):
 
 
 TEMPLATE_VARIABLES = tuple(GridTemplate.model_fields)
-REQUIRED = tuple(name for name, declared in GridTemplate.model_fields.items() if declared.is_required())
-MODEL_KEYS = ("path", "name", *(name for name in ModelEntry.model_fields if name not in ("path", "display_name")))
+MODEL_KEYS = tuple(ModelEntry.model_fields)
 
 
 def parse_template(variables: Mapping[str, Any], source: str = "template") -> GridTemplate:
@@ -761,7 +563,7 @@ def _check_api_sampling(
 ) -> None:
     """Refuse a sampling setting an API model would not receive (its run name would claim it)."""
     where = f"models[{index}] ({model.path})"
-    server = _UNKNOWN_SERVER if model.server is None else SERVERS.get(model.server, _UNKNOWN_SERVER)
+    server = _UNKNOWN_SERVER if model.server is None else SERVERS[model.server]
     for parameter, value in sent.items():
         if value is None or server.body_name(parameter) is not None:
             continue
@@ -802,9 +604,9 @@ def _run(template: GridTemplate, model: ModelEntry, benchmark: str, temperature:
     greedy = temperature is None
     settings = _Sampling(
         temperature=0.0 if temperature is None else temperature,
-        top_p=None if greedy else (None if template.top_p is None else float(template.top_p)),
+        top_p=None if greedy else template.top_p,
         top_k=None if greedy else template.top_k,
-        repetition_penalty=None if template.repetition_penalty is None else float(template.repetition_penalty),
+        repetition_penalty=template.repetition_penalty,
         seed=None if greedy else template.seed,
         max_out_len=template.max_out_len,
     )

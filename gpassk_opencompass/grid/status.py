@@ -165,7 +165,7 @@ def read_result(path: Path) -> tuple[bool, int, str]:
         return False, 0, redact(f"the evaluator reported: {str(document['error'])[:200]}")
     try:
         record = read_results(document, path.name)
-    except ValueError as error:
+    except InputError as error:
         return False, 0, redact(str(error))
     return record.complete, record.unresolved, ""
 
@@ -263,7 +263,7 @@ def running_launch(run_dir: Path, is_alive: Callable[[int], bool] = pid_alive) -
     try:
         record = read_json_file(path)
         host, pid = record["host"], int(record["pid"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, InputError, KeyError, TypeError, ValueError):  # ValueError: a pid that is not a number
         return None
     if host != socket.gethostname():
         return f"host {host}"
@@ -379,20 +379,3 @@ def summary(statuses: Sequence[RunStatus]) -> str:
     counts = Counter(status.state for status in statuses)
     parts = [f"{counts[state]} {state}" for state in STATES if counts[state]]
     return f"{len(statuses)} config{'s' if len(statuses) != 1 else ''}: {', '.join(parts)}"
-
-
-def format_line(status: RunStatus) -> str:
-    """One line per config: state, config stem, then where to look.
-
-    >>> run = GridRun(Path("m@d.py"), "m", "d")
-    >>> format_line(RunStatus(run, FAILED, Path("w/m@d/20250101_000000"), log=Path("w/x.out"), detail="boom"))
-    'failed      m@d  log: w/x.out  (boom)'
-    """
-    line = f"{status.state:<11} {status.run.stem}"
-    if status.state == DONE and status.result is not None:
-        return line
-    if status.log is not None:
-        line += f"  log: {status.log}"
-    if status.detail:
-        line += f"  ({status.detail})"
-    return line

@@ -42,12 +42,12 @@ from gpassk_opencompass.files import (
     read_json_file,
     write_text_atomic,
 )
+from gpassk_opencompass.grid.overrides import apply_overrides
 from gpassk_opencompass.grid.python_source import ImportPath, python_source
 from gpassk_opencompass.grid.spec import (
     SERVERS,
     GridTemplate,
     RunSpec,
-    apply_overrides,
     manifest,
     parse_template,
     refuse_unsafe_text,
@@ -249,7 +249,7 @@ def _previous_files(directory: Path) -> set[str]:
         return set()
     try:
         return {run["file"] for run in read_json_file(path)["runs"]}
-    except (ValueError, KeyError, TypeError) as error:
+    except (InputError, KeyError, TypeError) as error:
         logger.warning("the existing {} is not a manifest this tool wrote ({}); replacing it", path, error)
         return set()
 

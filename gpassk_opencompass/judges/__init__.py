@@ -17,8 +17,9 @@ reference) -> bool`` (from Python, or ``--judge module:function``).
 Identical answers are judged once per run and judge-model verdicts go to a
 durable cache, so an interrupted run resumes where it stopped.
 
-The names below are imported on first use, so that ``judges.registry`` (the
-judge names, for the grid template and the CLI) loads without openai or math-verify.
+The judge names (kinds, verdict sources) live in :mod:`.kinds`, which imports
+no judge; :mod:`.registry` resolves a name or an object to a judge. Nothing
+here imports openai or math-verify until a judge model or the rule judge runs.
 
 >>> from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items
 >>> items = [JudgeItem(question="Compute 1/2 + 1/2.", reference="1", response=r"... so the sum is \boxed{1}."),
@@ -29,62 +30,16 @@ judge names, for the grid template and the CLI) loads without openai or math-ver
 [(True, '1'), (True, '\\frac{2}{2}'), (False, None)]
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from gpassk_opencompass.judges.batch import BuiltinJudge, judge_items
-    from gpassk_opencompass.judges.extraction import extract_answer
-    from gpassk_opencompass.judges.llm import API_KEY_VARIABLES, JudgeError
-    from gpassk_opencompass.judges.prompts import PROMPT_VERSION, build_judge_prompt, parse_judge_reply
-    from gpassk_opencompass.judges.protocol import CheckCorrectFn, Judge
-    from gpassk_opencompass.judges.registry import KINDS, judge_kind, load_judge, resolve_kind
-    from gpassk_opencompass.judges.rule import rule_verdict
-    from gpassk_opencompass.judges.types import (
-        LANGUAGES,
-        JudgeItem,
-        JudgeReport,
-        JudgeSettings,
-        JudgeStats,
-        Verdict,
-    )
-    from gpassk_opencompass.judges.user import PythonJudge
-
-# public name -> the module of this package that defines it
-_LAZY = {
-    "BuiltinJudge": "batch",
-    "judge_items": "batch",
-    "extract_answer": "extraction",
-    "API_KEY_VARIABLES": "llm",
-    "JudgeError": "llm",
-    "PROMPT_VERSION": "prompts",
-    "build_judge_prompt": "prompts",
-    "parse_judge_reply": "prompts",
-    "CheckCorrectFn": "protocol",
-    "Judge": "protocol",
-    "KINDS": "registry",
-    "judge_kind": "registry",
-    "load_judge": "registry",
-    "resolve_kind": "registry",
-    "rule_verdict": "rule",
-    "LANGUAGES": "types",
-    "JudgeItem": "types",
-    "JudgeReport": "types",
-    "JudgeSettings": "types",
-    "JudgeStats": "types",
-    "Verdict": "types",
-    "PythonJudge": "user",
-}
-
-
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'gpassk_opencompass.judges' has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
+from gpassk_opencompass.judges.batch import BuiltinJudge, judge_items
+from gpassk_opencompass.judges.extraction import extract_answer
+from gpassk_opencompass.judges.kinds import KINDS, judge_kind, resolve_kind
+from gpassk_opencompass.judges.llm import API_KEY_VARIABLES, JudgeError
+from gpassk_opencompass.judges.prompts import PROMPT_VERSION, build_judge_prompt, parse_judge_reply
+from gpassk_opencompass.judges.protocol import CheckCorrectFn, Judge
+from gpassk_opencompass.judges.registry import load_judge
+from gpassk_opencompass.judges.rule import rule_verdict
+from gpassk_opencompass.judges.types import LANGUAGES, JudgeItem, JudgeReport, JudgeSettings, JudgeStats, Verdict
+from gpassk_opencompass.judges.user import PythonJudge
 
 __all__ = [
     "API_KEY_VARIABLES",

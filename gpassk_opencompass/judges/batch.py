@@ -45,9 +45,9 @@ from tqdm import tqdm
 from gpassk_opencompass.errors import clause
 from gpassk_opencompass.judges.cache import VerdictCache, verdict_key
 from gpassk_opencompass.judges.extraction import MAX_ANSWER_CHARS, extract
+from gpassk_opencompass.judges.kinds import CACHE, LLM, RULE, judge_kind
 from gpassk_opencompass.judges.llm import JudgeAnswer, JudgeError, ask_judges
 from gpassk_opencompass.judges.prompts import judge_protocol
-from gpassk_opencompass.judges.registry import judge_kind
 from gpassk_opencompass.judges.types import JudgeItem, JudgeReport, JudgeSettings, JudgeStats, Verdict
 from gpassk_opencompass.judges.workers import judge_by_rule
 from gpassk_opencompass.log import logger
@@ -270,7 +270,7 @@ def _rule_stage(cases: list[_Case], settings: JudgeSettings, progress: bool) -> 
             False,
             None,
             f"extracted answer has {case.overlong} characters, over the limit of {MAX_ANSWER_CHARS}",
-            "rule",
+            RULE,
         )
         for case in cases
     ]
@@ -301,7 +301,7 @@ def _model_stage(
                         hit.correct,
                         cases[index].extracted,
                         hit.reason,
-                        "cache",
+                        CACHE,
                         rule_correct=_rule_correct(rule_said, index),
                     )
                     cached += 1
@@ -333,7 +333,7 @@ def _model_stage(
             if answer.correct is None and index in rule_said:
                 reason = f"{clause(reason)}; the rule judge said: {rule_said[index].reason}"
             verdicts[index] = Verdict(
-                answer.correct, case.extracted, reason, "llm", rule_correct=_rule_correct(rule_said, index)
+                answer.correct, case.extracted, reason, LLM, rule_correct=_rule_correct(rule_said, index)
             )
             if cache is not None and answer.correct is not None:
                 cache.put(

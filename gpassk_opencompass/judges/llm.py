@@ -5,27 +5,26 @@ r"""The LLM judge: many prompts over one or more OpenAI-compatible endpoints.
 back.  It keeps ``concurrency`` requests in flight per URL, all URLs drawing
 from one queue (a fast server takes more work), at temperature 0.
 
+What each reply means is decided by
+:func:`~gpassk_opencompass.judges.replies.classify`, a pure function (its
+table: a verdict, no verdict, a reply cut by the token limit, a fault, a
+refusal of this request, a refusal that stops the run, a redirect); the loop
+here counts, retries, gives up or stops the run.
+
 **Probe first.**  Before the concurrent workers start, the first prompts are
 sent one per URL, alone (real work: their verdicts are kept).  An answer that
 no retry can fix stops the run there, with one line, instead of a flood of
 identical failures.
 
-**Transient faults are retried while the judge makes progress**, each retry
-free to land on any URL, after an exponential backoff with full jitter (or
-after ``Retry-After`` when the server names a longer wait, capped at
-:data:`MAX_RETRY_AFTER` and at the progress window; a wait over
-:data:`LOGGED_WAIT` seconds is logged):
-
-* 429, 408, 5xx, timeouts, dropped connections, a body that is not JSON or
-  is over :data:`~gpassk_opencompass.judges.transport.MAX_REPLY_BYTES`;
-* a reply without a readable final ``\boxed{yes}``/``\boxed{no}`` (at most
-  :data:`REPLIES_WITHOUT_VERDICT` of them per prompt: at temperature 0 the
-  judge tends to say the same again); the reply is read by the settings'
-  judge protocol (``judge_prompt``): under ``livemathbench`` any non-blank
-  reply is a verdict, as OpenCompass reads it;
-* a reply cut by the token limit (``finish_reason: "length"``) -- never a
-  verdict, whatever it contains: it is asked again with twice the token
-  budget, up to :data:`MAX_TOKENS_GROWTH` times ``max_tokens``.
+**Faults, replies without a verdict and cut replies are retried while the
+judge makes progress**, each retry free to land on any URL, after an
+exponential backoff with full jitter (or after ``Retry-After`` when the server
+names a longer wait, capped at :data:`MAX_RETRY_AFTER` and at the progress
+window; a wait over :data:`LOGGED_WAIT` seconds is logged).  At most
+:data:`REPLIES_WITHOUT_VERDICT` replies without a verdict per prompt (at
+temperature 0 the judge tends to say the same again); a cut reply is asked
+again at once with twice the token budget, up to :data:`MAX_TOKENS_GROWTH`
+times ``max_tokens``.
 
 A prompt stops being retried when the judge has given no verdict to *any*
 request for ``progress_window`` seconds (or after ``max_retries`` retries,
@@ -37,21 +36,14 @@ transport bounds reply sizes and refuses redirects (see
 A prompt whose retries run out gets ``correct=None`` with the reason --
 counted, never silently wrong.
 
-**Faults retrying cannot fix stop the run** with :class:`JudgeError`:
-
-* 401/403 (key refused), 404 and "model not found" answers (wrong URL or
-  model name; the message lists the models the server serves);
-* any other 4xx (400, 422, ...) before the endpoint has given one verdict;
-  after that, a 4xx that names the item (e.g. "maximum context length") makes
-  that prompt alone unresolved, but :data:`REJECTIONS_IN_A_ROW` of them with
-  no verdict in between stop the run;
-* :data:`OVERSIZED_IN_A_ROW` replies over the size limit in a row, with no
-  verdict between them (a URL that is not a chat-completions endpoint, or a
-  broken server: no retry makes its replies smaller);
-* a judge that stops answering: :func:`failures_in_a_row_limit` failed
-  requests in a row (connections, timeouts, 5xx; not 429s or replies without
-  a verdict) with no verdict in between.  The message says how many verdicts
-  arrived; they were already handed to ``on_answer`` (and so cached).
+**The run stops** with :class:`JudgeError` on a refusal no retry can fix
+(a refused key, a wrong URL or model: the message lists the models the
+server serves; any 4xx before the endpoint's first verdict), and on
+:data:`REJECTIONS_IN_A_ROW` refused requests, :data:`OVERSIZED_IN_A_ROW`
+oversized replies or :func:`failures_in_a_row_limit` failed requests
+(connections, timeouts, 5xx; not 429s or replies without a verdict) in a row
+with no verdict between them.  The message says how many verdicts arrived;
+they were already handed to ``on_answer`` (and so cached).
 
 Every message this module produces (errors, reasons, log lines) passes
 through :func:`~gpassk_opencompass.redaction.redact`: a server that quotes
@@ -65,28 +57,20 @@ logged.  Nothing on this path downloads tokenizers or touches the Hub.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
-import math
 import os
 import random
-import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from gpassk_opencompass.errors import clause
 from gpassk_opencompass.judges.prompts import judge_protocol
-from gpassk_opencompass.judges.transport import (
-    RedirectRefused,
-    ReplyTooLarge,
-    TransportFault,
-    connection_failed,
-    judge_http_client,
-)
-from gpassk_opencompass.judges.types import JudgeSettings, valid_unicode
+from gpassk_opencompass.judges.replies import KEY_STATUSES, Reply, classify, server_message, short
+from gpassk_opencompass.judges.transport import RedirectRefused, TransportFault, connection_failed, judge_http_client
+from gpassk_opencompass.judges.types import JudgeSettings
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact
 
@@ -109,20 +93,6 @@ REJECTIONS_IN_A_ROW = 3
 OVERSIZED_IN_A_ROW = 3
 #: Least number of failed requests in a row (no verdict between) that means the judge stopped answering.
 MIN_FAILURES_IN_A_ROW = 12
-#: Longest server message quoted in a reason or an error.
-MESSAGE_CHARS = 200
-_KEY_STATUSES = (401, 403)
-# A 4xx whose message names the request itself (too long), not the endpoint: that item alone fails.
-_ITEM_SPECIFIC = re.compile(
-    r"context[ _-]?length|too long|too many tokens|maximum .*tokens|max_tokens|"
-    r"prompt is too|exceeds? .*(?:limit|length)",
-    re.IGNORECASE,
-)
-_MODEL_MISSING = re.compile(
-    r"model\b.{0,80}\b(?:not found|does not exist|doesn't exist|not exist|unknown|"
-    r"not served|not available|invalid)|(?:no such|unknown|invalid) model",
-    re.IGNORECASE,
-)
 
 
 class JudgeError(RuntimeError):
@@ -210,36 +180,6 @@ def retry_delay(retry: int, base: float, cap: float, retry_after: float | None, 
     return delay
 
 
-def parse_retry_after(headers) -> float | None:
-    """Seconds from ``retry-after-ms`` / ``Retry-After`` (seconds or an HTTP date), or ``None``.
-
-    >>> parse_retry_after({"retry-after": "2.5"}), parse_retry_after({"retry-after-ms": "300"}), parse_retry_after({})
-    (2.5, 0.3, None)
-    """
-    milliseconds = headers.get("retry-after-ms")
-    if milliseconds is not None and _is_number(milliseconds):
-        return max(0.0, float(milliseconds) / 1000)
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    if _is_number(value):
-        seconds = float(value)
-    else:
-        try:
-            seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
-        except (TypeError, ValueError):
-            return None
-    return max(0.0, seconds) if math.isfinite(seconds) else None
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def failures_in_a_row_limit(urls: int, concurrency: int) -> int:
     """Failed requests in a row (no verdict between) after which the judge is taken to have stopped answering.
 
@@ -249,35 +189,6 @@ def failures_in_a_row_limit(urls: int, concurrency: int) -> int:
     (96, 12)
     """
     return max(MIN_FAILURES_IN_A_ROW, 3 * urls * concurrency)
-
-
-def server_message(error) -> str:
-    """The server's own words in an HTTP error (its JSON ``message``/``detail``, else the body), redacted, one line.
-
-    >>> class Error: body = {"message": "bad header: Authorization: Bearer tok-123456789", "type": "x"}
-    >>> server_message(Error())
-    'bad header: Authorization: Bearer [REDACTED]'
-    """
-    body = getattr(error, "body", None)
-    if isinstance(body, dict):
-        text = body.get("message") or body.get("detail") or body.get("error") or json.dumps(body, ensure_ascii=False)
-        text = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False)
-    elif isinstance(body, str) and body:
-        text = body
-    else:
-        response = getattr(error, "response", None)
-        text = getattr(response, "text", "") or str(error)
-    return short(text)
-
-
-def short(text: object, limit: int = MESSAGE_CHARS) -> str:
-    """``text`` redacted, on one line, cut to its first ``limit`` characters.
-
-    >>> short("a\\n b  " + "c" * 300, 10)
-    'a b ccccc…'
-    """
-    text = " ".join(redact(str(text)).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 async def ask_judges(
@@ -328,7 +239,7 @@ class _Endpoint:
     """
 
     def __init__(self, url: str, settings: JudgeSettings) -> None:
-        import openai
+        import openai  # deferred: openai loads when a judge model is asked, not when the judges are imported
 
         self.base_url = url
         http_client = judge_http_client(settings.concurrency + 2)
@@ -352,7 +263,9 @@ class _Endpoint:
         body: 1,800 Python calls per request instead of 3,200, a fifth less of
         the client's CPU, which bounds the judge at hundreds of requests a second.
         """
-        from openai.types.chat import ChatCompletion
+        from openai.types.chat import (
+            ChatCompletion,
+        )  # deferred: openai loads when a judge model is asked, not when the judges are imported
 
         options: RequestOptions = {"timeout": deadline, "security": {"bearer_auth": True}}
         reply = await self._within(
@@ -372,7 +285,7 @@ class _Endpoint:
 
     @staticmethod
     async def _within(call: Awaitable, deadline: float):
-        import openai
+        import openai  # deferred: openai loads when a judge model is asked, not when the judges are imported
 
         try:
             return await _by_deadline(call, deadline)
@@ -385,7 +298,8 @@ class _Endpoint:
             if isinstance(cause, (TransportFault, RedirectRefused)):
                 raise cause from None
             raise TransportFault(connection_failed(cause or error)) from None
-        except (ValueError, RecursionError, openai.APIResponseValidationError) as error:
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, openai.APIResponseValidationError) as error:
+            # the body did not parse (a bug elsewhere keeps its traceback)
             raise TransportFault(f"reply is not JSON ({type(error).__name__}: {str(error)[:80]})") from None
 
 
@@ -408,7 +322,7 @@ async def _by_deadline(call: Awaitable, deadline: float):
 
 async def _served_models(endpoint: _Endpoint, settings: JudgeSettings) -> list[str] | None:
     """The model names a server lists (``GET /models``), ``None`` if it does not say."""
-    import openai
+    import openai  # deferred: openai loads when a judge model is asked, not when the judges are imported
 
     try:
         page = await endpoint.models(_list_deadline(settings))
@@ -433,7 +347,7 @@ def _model_ids(page) -> list[str] | None:
 
 
 async def _check_endpoint(endpoint: _Endpoint, settings: JudgeSettings) -> None:
-    import openai
+    import openai  # deferred: openai loads when a judge model is asked, not when the judges are imported
 
     url = endpoint.base_url
     try:
@@ -441,7 +355,7 @@ async def _check_endpoint(endpoint: _Endpoint, settings: JudgeSettings) -> None:
     except RedirectRefused as error:
         raise JudgeError(str(error)) from None
     except openai.APIStatusError as error:
-        if error.status_code in _KEY_STATUSES:
+        if error.status_code in KEY_STATUSES:
             raise JudgeError(
                 f"judge server {url} refused the API key (HTTP {error.status_code}: "
                 f"{server_message(error)}); set {' or '.join(API_KEY_VARIABLES)}"
@@ -549,7 +463,7 @@ class _AskAll:
         text = (
             f"judge server {endpoint.base_url} answered HTTP {stop.status} for model {settings.model!r}: {stop.message}"
         )
-        if stop.status in _KEY_STATUSES:
+        if stop.status in KEY_STATUSES:
             text += f"; the API key was refused: set {' or '.join(API_KEY_VARIABLES)}"
         else:
             served = await _served_models(endpoint, settings)
@@ -559,102 +473,81 @@ class _AskAll:
             text += f"; {self.arrived} of {len(self.prompts)} verdicts arrived before that"
         return JudgeError(text, arrived=self.arrived, mid_run=True)
 
-    def _classify_rejection(self, status: int, message: str) -> str:
-        """``"stop"`` (no retry can fix it) or ``"item"`` (this prompt alone is refused)."""
-        if status in _KEY_STATUSES or status == 404 or _MODEL_MISSING.search(message):
-            return "stop"
-        if _ITEM_SPECIFIC.search(message):
-            return "item"
-        return "item" if self.confirmed else "stop"
-
     async def _ask(self, endpoint: _Endpoint, attempt: _Attempt) -> None:
-        import openai
+        """Send ``attempt``'s prompt once and act on what came back (:func:`~.replies.classify`)."""
+        import openai  # deferred: loaded with the client (_Endpoint), not when the judges are imported
 
-        settings = self.settings
-        url = endpoint.base_url
         if attempt.failures:
             self.retries += 1
         self.requests += 1
-        retry_after = None
-        outage = True  # the failure counts towards "the judge stopped answering"
-        truncated = False
         body = {
-            "model": settings.model,
+            "model": self.settings.model,
             "messages": [{"role": "user", "content": self.prompts[attempt.index]}],
             "temperature": 0.0,
+            **({"max_tokens": attempt.max_tokens} if attempt.max_tokens is not None else {}),
         }
-        if attempt.max_tokens is not None:
-            body["max_tokens"] = attempt.max_tokens
         try:
-            reply = await endpoint.complete(body, settings.request_timeout)
-        except RedirectRefused as error:
-            raise JudgeError(
-                f"{clause(error)}; {self.arrived} of {len(self.prompts)} verdicts arrived before that",
-                arrived=self.arrived,
-                mid_run=True,
-            ) from None
-        except openai.APIStatusError as error:
-            status = error.status_code
-            if 400 <= status < 500 and status not in (408, 429):
-                message = server_message(error)
-                if self._classify_rejection(status, message) == "stop":
-                    raise _Stop(status, message) from None
-                self.rejections_in_a_row += 1
-                if self.rejections_in_a_row >= REJECTIONS_IN_A_ROW:
-                    raise _Stop(status, f"{message} ({self.rejections_in_a_row} requests refused in a row)") from None
-                self._finish(attempt, JudgeAnswer(None, f"judge rejected the request (HTTP {status}): {message}"))
-                return
-            problem = f"HTTP {status}"
-            outage = status != 429  # rate limiting: the server is there, asking us to slow down
-            retry_after = parse_retry_after(error.response.headers)
-        except TransportFault as error:
-            problem = short(error, 160)
-            if isinstance(error, ReplyTooLarge):
-                self.oversized_in_a_row += 1
-                if self.oversized_in_a_row >= OVERSIZED_IN_A_ROW:
-                    raise JudgeError(
-                        f"the judge's replies are too large: {self.oversized_in_a_row} in a row with no verdict "
-                        f"between them (last: {problem} at {url}); is it a chat-completions endpoint? "
-                        f"{self.arrived} of {len(self.prompts)} verdicts arrived before that",
-                        arrived=self.arrived,
-                        mid_run=True,
-                    ) from None
+            outcome = await endpoint.complete(body, self.settings.request_timeout)
+        except (RedirectRefused, TransportFault, openai.APIStatusError) as error:
+            outcome = error
+        reply = classify(outcome, self.protocol.read, confirmed=self.confirmed, max_tokens=attempt.max_tokens)
+        if reply.kind == "verdict":
+            self.confirmed = True
+            self.rejections_in_a_row = self.oversized_in_a_row = self.failures_in_a_row = 0
+            self.arrived += 1
+            self.last_verdict = time.monotonic()
+            self._finish(attempt, JudgeAnswer(reply.correct, reply.problem, reply.finish_reason))
+        elif reply.kind == "redirect":
+            raise self._stopped(reply.problem)
+        elif reply.kind in ("stop", "rejected"):
+            self._rejected(attempt, reply)
         else:
-            outage = False  # the server answers; this reply is just not a verdict
-            content, finish_reason = reply_content(reply), reply_finish_reason(reply)
-            if finish_reason == "length":  # cut by the token limit: never a verdict, whatever it says
-                problem = (
-                    f"the reply was cut at the token limit ({attempt.max_tokens or 'the server default'} "
-                    "tokens) before a verdict; raise the judge's token limit (--judge-max-tokens, max_tokens)"
-                )
-                attempt.max_tokens = self._grown_budget(attempt.max_tokens)
-                truncated = attempt.max_tokens is not None
-                if not truncated:
-                    self._finish(
-                        attempt,
-                        JudgeAnswer(None, f"judge request failed after {attempt.failures + 1} attempt(s): {problem}"),
-                    )
-                    return
-            else:
-                correct, said = self.protocol.read(content, reply_reasoning(reply))
-                if correct is not None:
-                    self.confirmed = True
-                    self.rejections_in_a_row = self.oversized_in_a_row = self.failures_in_a_row = 0
-                    self.arrived += 1
-                    self.last_verdict = time.monotonic()
-                    self._finish(attempt, JudgeAnswer(correct, said, finish_reason))
-                    return
-                attempt.without_verdict += 1
-                problem = short(said, len(said))  # redacted, on one line
-        if outage:
-            self.failures_in_a_row += 1
-            if self.failures_in_a_row >= self.failure_limit:
+            self._retry(endpoint.base_url, attempt, reply)
+
+    def _stopped(self, text: str) -> JudgeError:
+        """The run's stop: ``text`` and how many verdicts arrived before it."""
+        so_far = f"{self.arrived} of {len(self.prompts)} verdicts arrived before that"
+        return JudgeError(f"{clause(text)}; {so_far}", arrived=self.arrived, mid_run=True)
+
+    def _rejected(self, attempt: _Attempt, reply: Reply) -> None:
+        """A 4xx: the run stops, or this prompt alone is unresolved (until too many come in a row)."""
+        status = cast(int, reply.status)
+        if reply.kind == "stop":
+            raise _Stop(status, reply.problem)
+        self.rejections_in_a_row += 1
+        if self.rejections_in_a_row >= REJECTIONS_IN_A_ROW:
+            raise _Stop(status, f"{reply.problem} ({self.rejections_in_a_row} requests refused in a row)")
+        self._finish(attempt, JudgeAnswer(None, f"judge rejected the request (HTTP {status}): {reply.problem}"))
+
+    def _retry(self, url: str, attempt: _Attempt, reply: Reply) -> None:
+        """A fault, a reply without a verdict or a cut one: count it, then retry ``attempt`` or give it up."""
+        problem = reply.problem
+        if reply.oversized:
+            self.oversized_in_a_row += 1
+            if self.oversized_in_a_row >= OVERSIZED_IN_A_ROW:
                 raise JudgeError(
-                    f"the judge stopped answering: {self.failures_in_a_row} requests in a row failed with no "
-                    f"verdict between them (last: {problem} at {url}); {self.arrived} of {len(self.prompts)} "
-                    "verdicts arrived before that",
+                    f"the judge's replies are too large: {self.oversized_in_a_row} in a row with no verdict between "
+                    f"them (last: {problem} at {url}); is it a chat-completions endpoint? {self.arrived} of "
+                    f"{len(self.prompts)} verdicts arrived before that",
                     arrived=self.arrived,
                     mid_run=True,
+                )
+        if reply.kind == "cut":
+            attempt.max_tokens = self._grown_budget(attempt.max_tokens)
+            if attempt.max_tokens is None:
+                self._finish(
+                    attempt,
+                    JudgeAnswer(None, f"judge request failed after {attempt.failures + 1} attempt(s): {problem}"),
+                )
+                return
+        elif reply.kind == "no verdict":
+            attempt.without_verdict += 1
+        if reply.outage:
+            self.failures_in_a_row += 1
+            if self.failures_in_a_row >= self.failure_limit:
+                raise self._stopped(
+                    f"the judge stopped answering: {self.failures_in_a_row} requests in a row failed with no "
+                    f"verdict between them (last: {problem} at {url})"
                 )
         given_up = self._given_up(attempt)
         if given_up is not None:
@@ -663,15 +556,10 @@ class _AskAll:
                 JudgeAnswer(None, f"judge request failed after {attempt.failures + 1} attempt(s){given_up}: {problem}"),
             )
             return
-        delay = 0.0 if truncated else self._delay(attempt, retry_after, url)
+        delay = 0.0 if reply.kind == "cut" else self._delay(attempt, reply.retry_after, url)
         attempt.failures += 1
         logger.debug(
-            "judge request {} to {}: {}; retry {} in {:.2f}s",
-            attempt.index,
-            url,
-            problem,
-            attempt.failures,
-            delay,
+            "judge request {} to {}: {}; retry {} in {:.2f}s", attempt.index, url, problem, attempt.failures, delay
         )
         self._retry_later(attempt, delay)
 
@@ -713,48 +601,3 @@ class _AskAll:
         if delay > LOGGED_WAIT and (retry_after is None or retry_after <= LOGGED_WAIT):
             logger.info("judge request to {} failed; waiting {:.1f}s before retry {}", url, delay, attempt.failures + 1)
         return delay
-
-
-def _first_choice(reply):
-    choices = getattr(reply, "choices", None)
-    return choices[0] if isinstance(choices, list) and choices else None
-
-
-def reply_content(reply) -> str | None:
-    """The first choice's message content of a ``ChatCompletion``, ``None`` if it has none.
-
-    >>> from openai.types.chat import ChatCompletion
-    >>> reply_content(ChatCompletion.construct(choices=[{"message": {"role": "assistant", "content": "ok"}}]))
-    'ok'
-    >>> reply_content(ChatCompletion.construct(id="1")), reply_content("<html>not a completion</html>")
-    (None, None)
-    """
-    content = getattr(getattr(_first_choice(reply), "message", None), "content", None)
-    return valid_unicode(content) if isinstance(content, str) else None  # untrusted text: lone surrogates replaced
-
-
-def reply_reasoning(reply) -> str | None:
-    """The first choice's reasoning (vLLM's ``reasoning_content``, or ``reasoning``), ``None`` if it has none.
-
-    >>> from openai.types.chat import ChatCompletion
-    >>> reply_reasoning(ChatCompletion.construct(choices=[{"message": {"content": "", "reasoning_content": "hm"}}]))
-    'hm'
-    """
-    message = getattr(_first_choice(reply), "message", None)
-    for field in ("reasoning_content", "reasoning"):
-        reasoning = getattr(message, field, None)
-        if isinstance(reasoning, str):
-            return reasoning
-    return None
-
-
-def reply_finish_reason(reply) -> str | None:
-    """The first choice's ``finish_reason`` (``"length"``: cut by the token limit), ``None`` if not given.
-
-    >>> from openai.types.chat import ChatCompletion
-    >>> reply_finish_reason(ChatCompletion.construct(choices=[{"finish_reason": "length"}]))
-    'length'
-    >>> reply_finish_reason(ChatCompletion.construct(choices=[]))
-    """
-    reason = getattr(_first_choice(reply), "finish_reason", None)
-    return reason if isinstance(reason, str) else None

@@ -1,28 +1,25 @@
-"""Judge kinds, resolved in one place: the built-in kinds and the user's own judges.
+"""Judges resolved in one place: a name or an object -> a :class:`~gpassk_opencompass.judges.protocol.Judge`,
+and the one verdict-cache policy.
 
 A judge is chosen by one name wherever it is chosen (``gpassk score --judge``,
 ``gpassk rejudge --judge``, ``GPassKEvaluator(judge=)``, a grid template,
-:func:`gpassk_opencompass.score`):
+:func:`gpassk_opencompass.score`); the names are those of :mod:`~gpassk_opencompass.judges.kinds`:
 
-* ``auto`` -- ``llm`` when judge URLs are given, ``rule`` otherwise (:func:`resolve_kind`);
-* a built-in kind (:data:`KINDS`): ``rule`` (math-verify), ``llm`` (a judge
+* ``auto`` -- ``llm`` when judge URLs are given, ``rule`` otherwise (:func:`~.kinds.resolve_kind`);
+* a built-in kind (:data:`~.kinds.KINDS`): ``rule`` (math-verify), ``llm`` (a judge
   model), ``cascade`` (rule first, the judge model for what it cannot confirm);
 * ``source`` -- the per-sample verdicts of the tool that made the samples, as they are
   (:mod:`~gpassk_opencompass.judges.source`; recorded as ``source:<format>``);
 * ``module:function`` -- the user's own ``check_correct_fn(prediction, reference) -> bool``,
   imported from ``module`` (on ``sys.path`` or in the current directory);
-* the name of an entry point in the group :data:`ENTRY_POINT_GROUP` (a package's own judge).
+* the name of an entry point in the group :data:`~.kinds.ENTRY_POINT_GROUP` (a package's own judge).
 
 Only a name the user gave (an argument, a config they wrote) is ever imported;
 the judge recorded in a results file (``gpassk.judge``, e.g.
 ``python:checks:same_letter``) is read as a name, never imported.
 
->>> judge_kind("cascade"), judge_kind("rule").model
-(JudgeKind(name='cascade', rule=True, model=True), False)
->>> judge_kind("lmm")
-Traceback (most recent call last):
-...
-gpassk_opencompass.errors.InputError: unknown judge kind 'lmm'; did you mean 'llm'? known: rule, llm, cascade
+>>> resolve_judge("cascade", judge_url="http://10.0.0.5:8000/v1", judge_model="J").name
+'cascade'
 >>> load_judge("no_such_module_here:check").__class__.__name__
 Traceback (most recent call last):
 ...
@@ -34,84 +31,31 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping
 from contextlib import redirect_stdout
-from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import cast
 
 from gpassk_opencompass.checks import did_you_mean, unknown
-from gpassk_opencompass.errors import InputError
-
-if TYPE_CHECKING:
-    from gpassk_opencompass.judges.protocol import Judge
-
-
-@dataclass(frozen=True)
-class JudgeKind:
-    """A built-in judge kind and the stages it runs.
-
-    Attributes:
-        name: its name (recorded as ``gpassk.judge``).
-        rule: it runs the rule judge (math-verify) on every distinct answer.
-        model: it asks a judge model (needs URLs and the model's name; its
-            verdicts go to the durable cache).
-    """
-
-    name: str
-    rule: bool
-    model: bool
-
-
-#: The built-in kinds, by name: the one list of them.
-BUILTIN = {
-    kind.name: kind
-    for kind in (
-        JudgeKind("rule", rule=True, model=False),
-        JudgeKind("llm", rule=False, model=True),
-        JudgeKind("cascade", rule=True, model=True),
-    )
-}
-#: The names of the built-in kinds.
-KINDS = tuple(BUILTIN)
-#: The name that picks ``llm`` or ``rule`` by whether judge URLs are given.
-AUTO = "auto"
-#: The name of the judge that takes the source tool's own verdicts (:mod:`~gpassk_opencompass.judges.source`).
-SOURCE = "source"
-#: The entry-point group where packages register their judges (a ``check_correct_fn`` or a ``Judge``).
-ENTRY_POINT_GROUP = "gpassk.judges"
-#: The prefix of a user judge's recorded name: ``python:module:function``.
-USER_PREFIX = "python:"
-
-
-def judge_kind(name: object) -> JudgeKind:
-    """The built-in kind called ``name``; :class:`InputError` with "did you mean" otherwise."""
-    kind = BUILTIN.get(name) if isinstance(name, str) else None
-    if kind is None:
-        raise unknown("judge kind", name, KINDS)
-    return kind
-
-
-def resolve_kind(kind: str, urls: Sequence[str]) -> str:
-    """Resolve ``"auto"``: the LLM judge when URLs are given, the rule judge otherwise.
-
-    Other kinds pass through unchanged (and are validated by :class:`~gpassk_opencompass.judges.JudgeSettings`).
-
-    >>> resolve_kind("auto", ["http://127.0.0.1:8000/v1"]), resolve_kind("auto", []), resolve_kind("cascade", [])
-    ('llm', 'rule', 'cascade')
-    """
-    if kind == AUTO:
-        return "llm" if len(urls) else "rule"
-    return kind
-
-
-def is_builtin(name: object) -> bool:
-    """Whether ``name`` is ``auto`` or a built-in kind (judged with :class:`~gpassk_opencompass.judges.JudgeSettings`).
-
-    >>> is_builtin("auto"), is_builtin("cascade"), is_builtin("checks:same_letter")
-    (True, True, False)
-    """
-    return name == AUTO or name in BUILTIN
+from gpassk_opencompass.errors import InputError, clause
+from gpassk_opencompass.judges.batch import BuiltinJudge
+from gpassk_opencompass.judges.kinds import (
+    AUTO,
+    ENTRY_POINT_GROUP,
+    KINDS,
+    PYTHON,
+    SOURCE,
+    USER_PREFIX,
+    is_builtin,
+    resolve_kind,
+)
+from gpassk_opencompass.judges.protocol import CheckCorrectFn, Judge
+from gpassk_opencompass.judges.source import SourceJudge
+from gpassk_opencompass.judges.types import JUDGE_NAMES, JudgeSettings, Verdict, judge_endpoint
+from gpassk_opencompass.judges.user import MAX_REASON_CHARS, PythonJudge
+from gpassk_opencompass.judges.workers import serve_with
+from gpassk_opencompass.log import logger
 
 
 def load_judge(spec: str) -> Judge:
@@ -127,17 +71,12 @@ def load_judge(spec: str) -> Judge:
             and no registered entry point; the module or function does not
             exist; the object is neither callable nor a judge.
     """
-    from gpassk_opencompass.judges.protocol import Judge
-    from gpassk_opencompass.judges.user import PythonJudge
-
     if not isinstance(spec, str) or not spec.strip():
         raise InputError(
             f"--judge {spec!r}: expected auto, {', '.join(KINDS)}, module:function or the name of "
             f"a {ENTRY_POINT_GROUP} entry point"
         )
     if spec == SOURCE:
-        from gpassk_opencompass.judges.source import SourceJudge
-
         return SourceJudge()
     if ":" in spec:
         module_name, _, attribute = spec.partition(":")
@@ -225,11 +164,6 @@ def as_judge(judge: object) -> Judge:
     ...
     gpassk_opencompass.errors.InputError: judge must be a judge name, a Judge, a JudgeSettings or a check_correct_fn(prediction, reference) -> bool; got int 3
     """
-    from gpassk_opencompass.judges.batch import BuiltinJudge
-    from gpassk_opencompass.judges.protocol import Judge
-    from gpassk_opencompass.judges.types import JudgeSettings
-    from gpassk_opencompass.judges.user import PythonJudge
-
     if isinstance(judge, JudgeSettings):
         return BuiltinJudge(judge)
     if isinstance(judge, Judge):
@@ -240,3 +174,146 @@ def as_judge(judge: object) -> Judge:
         "judge must be a judge name, a Judge, a JudgeSettings or a check_correct_fn(prediction, "
         f"reference) -> bool; got {type(judge).__name__} {judge!r:.80}"
     )
+
+
+def judge_settings(kind: str = AUTO, *, cache_path: str | os.PathLike | None = None, **options) -> JudgeSettings:
+    """:class:`JudgeSettings` from edge names (``judge_url``/``url``/``eval_urls``, ``judge_model``/...):
+    ``"auto"`` resolved, every mistake an :class:`InputError`.
+
+    >>> judge_settings("auto", judge_url=["http://10.0.0.5:8000/v1"], judge_model="J", check_endpoints=False).kind
+    'llm'
+    >>> judge_settings("llm")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: judge kind 'llm' needs at least one judge URL (http://host:port/v1)
+    """
+    endpoint, rest = _endpoint(options)
+    return JudgeSettings(
+        kind=resolve_kind(kind, endpoint["urls"]),
+        **endpoint,
+        cache_path=None if cache_path is None else Path(cache_path),
+        **rest,
+    )
+
+
+def _endpoint(options: Mapping) -> tuple[dict, dict]:
+    """The judge URL(s) and model under their internal names, and the other options."""
+    names = {name for aliases in JUDGE_NAMES.values() for name in aliases}
+    endpoint = judge_endpoint(**{name: value for name, value in options.items() if name in names})
+    return endpoint, {name: value for name, value in options.items() if name not in names}
+
+
+def resolve_judge(judge: str | Judge | JudgeSettings | CheckCorrectFn = AUTO, **options) -> Judge:
+    """The judge a name or object stands for (:mod:`~gpassk_opencompass.judges.registry`).
+
+    A built-in name (``auto``, ``rule``, ``llm``, ``cascade``) takes the
+    :func:`judge_settings` options; a user judge (``module:function``, an
+    entry point, a ``check_correct_fn``) asks no judge model, so judge URLs or a
+    judge model given with it are refused; ``judge_timeout`` (seconds its
+    function may take on one answer) applies to it alone (other options do not).
+
+    >>> resolve_judge("cascade", judge_url="http://10.0.0.5:8000/v1", judge_model="J").name
+    'cascade'
+    >>> resolve_judge(lambda prediction, reference: True, judge_url="http://10.0.0.5:8000/v1").name
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: judge 'python:gpassk_opencompass.judges.registry:<lambda>' asks no judge model but a judge URL or model was given (http://10.0.0.5:8000/v1); give them with --judge llm or cascade
+    """
+    judge_timeout = options.pop("judge_timeout", None)
+    builtin = isinstance(judge, str) and is_builtin(judge)
+    if isinstance(judge, str):
+        found = as_judge(judge_settings(judge, **options)) if builtin else load_judge(judge)
+    else:
+        found = as_judge(judge)
+    if judge_timeout is not None:
+        if not isinstance(found, PythonJudge):
+            raise InputError(
+                f"judge_timeout {judge_timeout!r} bounds a check_correct_fn's time per answer, but the judge is "
+                f"{found.name!r}; the rule judge's bound is --rule-timeout (rule_timeout)"
+            )
+        found = found.with_timeout(judge_timeout)
+    if builtin:
+        return found
+    endpoint, _ = _endpoint(options)
+    given = [*endpoint["urls"], *([endpoint["model"]] if endpoint["model"] else [])]
+    if given and not found.asks_model:
+        raise InputError(
+            f"judge {found.name!r} asks no judge model but a judge URL or model was given "
+            f"({', '.join(given)}); give them with --judge llm or cascade"
+        )
+    if options.get("judge_prompt") is not None and not found.asks_model:
+        raise InputError(
+            f"judge {found.name!r} asks no judge model, so a judge prompt ({options['judge_prompt']!r}) does not "
+            "apply to it; give --judge-prompt with --judge llm or cascade"
+        )
+    return found
+
+
+def default_cache_path(input_path: str | os.PathLike) -> Path:
+    """``runs/gens.jsonl`` -> ``runs/gens.judge-cache.jsonl``: where ``gpassk score`` keeps verdicts by default.
+
+    >>> str(default_cache_path("runs/gens.jsonl"))
+    'runs/gens.judge-cache.jsonl'
+    """
+    path = Path(input_path)
+    stem = path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else path.name
+    return path.with_name(stem + ".judge-cache.jsonl")
+
+
+def with_verdict_cache(judge: Judge, cache: bool | str | os.PathLike, next_to: str | os.PathLike | None) -> Judge:
+    """The one verdict-cache policy (``gpassk score`` and :func:`score`).
+
+    ``cache=True`` (the default): the judge's own cache if it has one; else,
+    for a judge that asks a model, :func:`default_cache_path` next to
+    ``next_to`` (the input file, or the output of in-memory questions; with
+    neither, no cache and a warning); no cache for a judge that runs local code
+    (rule, a user function: cheap to run again). ``False``: no cache. A path:
+    that file (the rule judge keeps none, and says so).
+
+    >>> judge = resolve_judge("llm", judge_url="http://10.0.0.5:8000/v1", judge_model="J")
+    >>> str(with_verdict_cache(judge, True, "runs/gens.jsonl").cache_path)
+    'runs/gens.judge-cache.jsonl'
+    >>> with_verdict_cache(judge, False, "runs/gens.jsonl").cache_path, with_verdict_cache(resolve_judge("rule"),
+    ...     True, "runs/gens.jsonl").cache_path
+    (None, None)
+    """
+    if cache is False:
+        return judge.with_cache(None)
+    if cache is not True:
+        cached = judge.with_cache(cache)
+        if cached.cache_path is None:
+            logger.warning(
+                "cache {}: the {} judge keeps no verdict cache (deterministic and cheap, it judges again on every "
+                "run); nothing is written there",
+                cache,
+                judge.name,
+            )
+        return cached
+    if judge.cache_path is not None or not judge.asks_model:
+        return judge
+    if next_to is None:
+        logger.warning(
+            "no verdict cache: the {} judge's verdicts are lost if the run stops; give cache=PATH "
+            "(or an output file, next to which the cache is kept)",
+            judge.name,
+        )
+        return judge
+    return judge.with_cache(default_cache_path(next_to))
+
+
+def serve(read_fd: int, write_fd: int, spec: str, name: str, path: list[str]) -> None:
+    """A user judge's worker main loop (:class:`~gpassk_opencompass.judges.user.PythonJudge`): ``spec`` imported
+    again here, with the parent's ``sys.path``.
+
+    If it does not import here, each answer is unresolved with the reason (the worker is not restarted per answer).
+    """
+    sys.path[:] = path
+    try:
+        judge = load_judge(spec)
+    except Exception as error:  # noqa: BLE001 - an import that worked in the parent failed here: say so per answer
+        reason = f"{name}: its worker process could not import {spec}: {type(error).__name__}: {clause(error)}"
+        serve_with(
+            lambda prediction, reference: Verdict(None, None, reason[:MAX_REASON_CHARS], PYTHON), read_fd, write_fd
+        )
+        return
+    serve_with(cast(PythonJudge, judge)._verdict, read_fd, write_fd)

@@ -46,6 +46,7 @@ import re
 import zlib
 from dataclasses import dataclass
 
+from gpassk_opencompass.judges.kinds import RULE
 from gpassk_opencompass.judges.magnitude import differ, magnitude
 from gpassk_opencompass.judges.types import Verdict, text_bytes
 from gpassk_opencompass.log import logger
@@ -123,7 +124,7 @@ def rule_verdict(reference: str, extracted: str | None, *, timeout: int = 3) -> 
         timeout: seconds math-verify may spend on one parse or comparison.
     """
     if extracted is None:
-        return Verdict(False, None, "no final answer found", "rule")
+        return Verdict(False, None, "no final answer found", RULE)
     gold_letters = choice_letters(reference)
     if gold_letters is not None:
         return _choice_verdict(gold_letters, extracted)
@@ -166,11 +167,9 @@ def _size_verdict(reference: str, extracted: str, value: str) -> Verdict | None:
     gold = magnitude(reference_text)
     if gold is not None and answer.exact is not None and gold.exact is not None and arrows:
         same = answer.exact == gold.exact
-        return Verdict(
-            same, extracted, f"arrows evaluated: {answer.exact} {'=' if same else '!='} {gold.exact}", "rule"
-        )
+        return Verdict(same, extracted, f"arrows evaluated: {answer.exact} {'=' if same else '!='} {gold.exact}", RULE)
     why = None if gold is None else differ(answer, gold, decimals="." in answer_text + reference_text)
-    return None if why is None else Verdict(False, extracted, f"size check: {why}: not equal", "rule")
+    return None if why is None else Verdict(False, extracted, f"size check: {why}: not equal", RULE)
 
 
 def _named_letters(answer: str) -> frozenset[str] | None:
@@ -200,10 +199,10 @@ def _choice_verdict(gold_letters: frozenset[str], extracted: str) -> Verdict:
             if len(listed) > 1
             else "names no option letter"
         )
-        return Verdict(False, extracted, f"reference is the choice {gold}; the answer {said}", "rule")
+        return Verdict(False, extracted, f"reference is the choice {gold}; the answer {said}", RULE)
     if letters == gold_letters:
-        return Verdict(True, extracted, f"choice letters {gold} match", "rule")
-    return Verdict(False, extracted, f"choice letters {{{', '.join(sorted(letters))}}} differ from {gold}", "rule")
+        return Verdict(True, extracted, f"choice letters {gold} match", RULE)
+    return Verdict(False, extracted, f"choice letters {{{', '.join(sorted(letters))}}} differ from {gold}", RULE)
 
 
 def _math_verify_verdict(reference: str, extracted: str, value: str, timeout: int) -> Verdict:
@@ -224,13 +223,13 @@ def _math_verify_verdict(reference: str, extracted: str, value: str, timeout: in
         gold = parsed(reference)
         target = parsed(value)
     except TimeoutException:
-        return Verdict(None, extracted, f"math-verify: parsing timed out after {timeout}s; {UNDECIDED_HINT}", "rule")
+        return Verdict(None, extracted, f"math-verify: parsing timed out after {timeout}s; {UNDECIDED_HINT}", RULE)
     except Exception as error:  # noqa: BLE001 - a parser crash means "cannot compare", said in the verdict
         logger.debug("math-verify could not parse {!r} / {!r}: {}", reference, extracted, type(error).__name__)
-        return Verdict(False, extracted, f"math-verify: could not parse ({type(error).__name__})", "rule")
+        return Verdict(False, extracted, f"math-verify: could not parse ({type(error).__name__})", RULE)
     if not gold or not target:
         side = "reference" if not gold else "answer"
-        return Verdict(False, extracted, f"math-verify: nothing to compare in the {side}", "rule")
+        return Verdict(False, extracted, f"math-verify: nothing to compare in the {side}", RULE)
     timed_out: tuple | None = None  # the first pair whose comparison timed out (or was not asked: too big)
     timed = f"math-verify: comparison timed out after {timeout}s"
     for gold_form, target_form in itertools.product(gold, target):
@@ -241,20 +240,20 @@ def _math_verify_verdict(reference: str, extracted: str, value: str, timeout: in
             continue
         try:
             if verify(gold_form, target_form, timeout_seconds=timeout, raise_on_error=True):
-                return Verdict(True, extracted, "math-verify: equivalent", "rule")
+                return Verdict(True, extracted, "math-verify: equivalent", RULE)
         except TimeoutException:
             timed_out = timed_out or (gold_form, target_form)
         except Exception as error:  # noqa: BLE001 - sympy fails on some pairs; the other pairs still count
             # Only the type: printing a sympy object from a failed comparison can itself hang.
             logger.debug("math-verify failed comparing {!r} with {!r}: {}", reference, extracted, type(error).__name__)
     if timed_out is None:
-        return Verdict(False, extracted, "math-verify: not equivalent", "rule")
+        return Verdict(False, extracted, "math-verify: not equivalent", RULE)
     found = numeric_difference(*timed_out, timeout=timeout)
     if found.differ:
-        return Verdict(False, extracted, f"{timed}; {found.said}: not equal", "rule")
+        return Verdict(False, extracted, f"{timed}; {found.said}: not equal", RULE)
     if found.differ is False:
-        return Verdict(None, extracted, f"{timed}; {found.said}: likely equal, not proven; {UNDECIDED_HINT}", "rule")
-    return Verdict(None, extracted, f"{timed}; {found.said}; {UNDECIDED_HINT}", "rule")
+        return Verdict(None, extracted, f"{timed}; {found.said}: likely equal, not proven; {UNDECIDED_HINT}", RULE)
+    return Verdict(None, extracted, f"{timed}; {found.said}; {UNDECIDED_HINT}", RULE)
 
 
 @dataclass(frozen=True)

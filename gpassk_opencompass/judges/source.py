@@ -22,12 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpassk_opencompass.judges.batch import check_items, judge_stats
+from gpassk_opencompass.judges.kinds import SOURCE
 from gpassk_opencompass.judges.types import JudgeItem, JudgeReport, Verdict
-
-#: The judge's name on the command line (``--judge source``), and the prefix of its recorded name.
-NAME = "source"
-#: ``Verdict.source`` of its verdicts.
-SOURCE = "source"
 
 
 @dataclass(frozen=True)
@@ -44,7 +40,7 @@ class SourceJudge:
 
     @property
     def name(self) -> str:
-        return f"{NAME}:{self.format}" if self.format else NAME
+        return f"{SOURCE}:{self.format}" if self.format else SOURCE
 
     def for_format(self, format: str) -> SourceJudge:
         """This judge, reading the verdicts of an input in ``format``."""

@@ -12,30 +12,72 @@ naming the value before any answer is extracted or any request is sent.
 Traceback (most recent call last):
 ...
 gpassk_opencompass.errors.InputError: unknown judge kind 'lmm'; did you mean 'llm'? known: rule, llm, cascade
->>> JudgeSettings(kind="llm", urls=("http://127.0.0.1:8000",), model="m")
+>>> JudgeSettings(kind="llm", model="LiveMath-Judge")
 Traceback (most recent call last):
 ...
-gpassk_opencompass.errors.InputError: judge URL 'http://127.0.0.1:8000' has no path; OpenAI-compatible servers (vLLM, lmdeploy, SGLang) answer under /v1: did you mean 'http://127.0.0.1:8000/v1'?
+gpassk_opencompass.errors.InputError: judge kind 'llm' needs at least one judge URL (http://host:port/v1)
 """
 
 from __future__ import annotations
 
-import math
 import pathlib
 from dataclasses import dataclass, field, fields
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from pydantic import model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from gpassk_opencompass.contracts import Setting
+from gpassk_opencompass.defaults import CONCURRENCY, REQUEST_TIMEOUT
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.judges.kinds import RULE, VerdictSource, judge_kind
 from gpassk_opencompass.judges.prompts import DEFAULT_JUDGE_PROMPT, judge_protocol
-from gpassk_opencompass.judges.registry import judge_kind
 
 #: Prompt languages; they select the judge prompt.
 LANGUAGES = ("en", "cn")
 #: Most judge requests in flight per URL (each is a connection and a task).
 MAX_CONCURRENCY = 1024
+
+
+def check_url(url: str) -> str:
+    """``url`` if it is an ``http(s)://host[:port]/path`` base URL, else :class:`InputError`.
+
+    >>> check_url("https://api.example.com/v1")
+    'https://api.example.com/v1'
+    >>> check_url("localhost:8000/v1")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: judge URL 'localhost:8000/v1' is not an http(s) URL; expected e.g. http://HOST:PORT/v1
+    >>> check_url("http://127.0.0.1:8000")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: judge URL 'http://127.0.0.1:8000' has no path; OpenAI-compatible servers (vLLM, lmdeploy, SGLang) answer under /v1: did you mean 'http://127.0.0.1:8000/v1'?
+    """
+    if not isinstance(url, str):
+        raise InputError(f"judge URL must be a string, got {type(url).__name__} {url!r}")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError as error:
+        raise InputError(f"judge URL {url!r} is malformed ({error}); expected e.g. http://HOST:PORT/v1") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(f"judge URL {url!r} is not an http(s) URL; expected e.g. http://HOST:PORT/v1")
+    if parts.path in ("", "/"):
+        raise InputError(
+            f"judge URL {url!r} has no path; OpenAI-compatible servers (vLLM, lmdeploy, SGLang) "
+            f"answer under /v1: did you mean {url.rstrip('/') + '/v1'!r}?"
+        )
+    return url
+
+
+def _builtin_kind(name: str) -> str:
+    judge_kind(name)  # an unknown name: InputError with "did you mean"
+    return name
+
+
+def _protocol_name(name: str) -> str:
+    judge_protocol(name)  # an unknown protocol: InputError with "did you mean"
+    return name
 
 
 @dataclass(frozen=True)
@@ -87,8 +129,9 @@ class Verdict:
             silent ``False``.
         extracted: the extracted final answer, ``None`` if none was found.
         reason: a short human-readable why (empty in files that did not record it).
-        source: ``"rule"``, ``"llm"``, ``"python"`` (a user judge's function) or ``"cache"``
-            (a verdict read back from the durable cache); empty in files that did not record it.
+        source: where it came from (:data:`~gpassk_opencompass.judges.kinds.VerdictSource`): ``"rule"``,
+            ``"llm"``, ``"python"`` (a user judge's function), ``"source"`` (the source tool's own) or
+            ``"cache"`` (a verdict read back from the durable cache); empty in files that did not record it.
         rule_correct: on a verdict of the cascade's judge model (``"llm"`` or
             ``"cache"``), what the rule judge said before it: ``False`` or
             ``None`` (it had not confirmed the answer, which is why the model
@@ -100,7 +143,7 @@ class Verdict:
     correct: bool | None
     extracted: str | None = None
     reason: str = ""
-    source: str = ""
+    source: VerdictSource = ""
     rule_correct: bool | None = field(default=None, repr=False)
 
 
@@ -148,44 +191,35 @@ class JudgeSettings(Setting):
             Another than the default is refused for the rule judge (it sends no prompt).
     """
 
-    kind: str = "rule"
-    urls: tuple[str, ...] = ()
+    kind: Annotated[str, AfterValidator(_builtin_kind)] = RULE
+    urls: Annotated[tuple[Annotated[str, AfterValidator(check_url)], ...], BeforeValidator(_as_urls)] = ()
     model: str = ""
-    concurrency: int = 32
-    request_timeout: float = 600.0
-    max_retries: int | None = None
-    progress_window: float = 600.0
-    cache_path: pathlib.Path | None = None
-    max_tokens: int | None = 2048
-    backoff_base: float = 1.0
-    backoff_max: float = 60.0
-    rule_timeout: int = 3
-    rule_processes: int | None = None
-    response_tail_chars: int = 2000
+    concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY)] = CONCURRENCY
+    request_timeout: Annotated[float, Field(gt=0, allow_inf_nan=False)] = REQUEST_TIMEOUT
+    max_retries: Annotated[int, Field(ge=0)] | None = None
+    progress_window: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 600.0
+    cache_path: Annotated[pathlib.Path | None, Field(strict=False)] = None  # a str is taken as a path
+    max_tokens: Annotated[int, Field(ge=1)] | None = 2048
+    backoff_base: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
+    backoff_max: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 60.0
+    rule_timeout: Annotated[int, Field(ge=1)] = 3
+    rule_processes: Annotated[int, Field(ge=1)] | None = None
+    response_tail_chars: Annotated[int, Field(ge=1)] = 2000
     check_endpoints: bool = True
-    judge_prompt: str = DEFAULT_JUDGE_PROMPT
+    judge_prompt: Annotated[str, AfterValidator(_protocol_name)] = DEFAULT_JUDGE_PROMPT
 
-    @model_validator(mode="before")
-    @classmethod
-    def _check(cls, data: object) -> object:
-        """Today's checks on the values as given (their one-line messages), the values normalised."""
-        if not isinstance(data, dict):
-            return data
-        values = {name: field.default for name, field in cls.model_fields.items()} | data
-        kind = judge_kind(values["kind"])
-        urls = values["urls"]
-        urls = (urls,) if isinstance(urls, str) else tuple(urls)
-        for url in urls:
-            check_url(url)
+    @model_validator(mode="after")
+    def _consistent(self) -> JudgeSettings:
+        """The rules between fields: URLs and a model exactly for a kind that asks a model, each URL once."""
+        kind, urls = judge_kind(self.kind), self.urls
         if len(set(urls)) != len(urls):
             raise InputError(
                 f"judge URLs repeat: {list(urls)}; give each server once (raise concurrency to send it more requests)"
             )
-        judge_protocol(values["judge_prompt"])
         if not kind.model:
-            if values["judge_prompt"] != DEFAULT_JUDGE_PROMPT:
+            if self.judge_prompt != DEFAULT_JUDGE_PROMPT:
                 raise InputError(
-                    f"judge prompt {values['judge_prompt']!r} is for a judge model, but judge kind {kind.name!r} "
+                    f"judge prompt {self.judge_prompt!r} is for a judge model, but judge kind {kind.name!r} "
                     "sends no prompt; use kind 'llm' or 'cascade' with it"
                 )
             if urls:
@@ -193,25 +227,11 @@ class JudgeSettings(Setting):
                     f"judge kind {kind.name!r} uses no judge model but URLs were given "
                     f"({', '.join(urls)}); use kind 'llm' or 'cascade' to use them"
                 )
-        else:
-            if not urls:
-                raise InputError(f"judge kind {kind.name!r} needs at least one judge URL (http://host:port/v1)")
-            if not isinstance(values["model"], str) or not values["model"].strip():
-                raise InputError(
-                    f"judge kind {kind.name!r} needs the judge model's served name, got {values['model']!r}"
-                )
-        _check_number("concurrency", values["concurrency"], integer=True, minimum=1, maximum=MAX_CONCURRENCY)
-        _check_number("request_timeout", values["request_timeout"], minimum=0, strict=True)
-        _check_number("progress_window", values["progress_window"], minimum=0, strict=True)
-        _check_number("backoff_base", values["backoff_base"], minimum=0)
-        _check_number("backoff_max", values["backoff_max"], minimum=0)
-        _check_number("rule_timeout", values["rule_timeout"], integer=True, minimum=1)
-        _check_number("response_tail_chars", values["response_tail_chars"], integer=True, minimum=1)
-        for name, minimum in (("max_retries", 0), ("max_tokens", 1), ("rule_processes", 1)):
-            if values[name] is not None:
-                _check_number(name, values[name], integer=True, minimum=minimum)
-        cache_path = values["cache_path"]
-        return {**data, "urls": urls, **({"cache_path": pathlib.Path(cache_path)} if cache_path is not None else {})}
+        elif not urls:
+            raise InputError(f"judge kind {kind.name!r} needs at least one judge URL (http://host:port/v1)")
+        elif not self.model.strip():
+            raise InputError(f"judge kind {kind.name!r} needs the judge model's served name, got {self.model!r}")
+        return self
 
     @property
     def uses_model(self) -> bool:
@@ -345,58 +365,11 @@ def judge_endpoint(**given) -> dict:
     return endpoint
 
 
-def _as_urls(value) -> tuple:
+def _as_urls(value: Any) -> tuple:
+    """One URL given as a string, or several in any sequence, as a tuple."""
     if isinstance(value, str):
         return (value,)
     try:
         return tuple(value)
     except TypeError:
         raise InputError(f"judge URL(s) must be a string or a list of strings, got {value!r}") from None
-
-
-def check_url(url: str) -> None:
-    """Raise :class:`InputError` unless ``url`` is an ``http(s)://host[:port]/path`` base URL.
-
-    >>> check_url("https://api.example.com/v1")
-    >>> check_url("localhost:8000/v1")
-    Traceback (most recent call last):
-    ...
-    gpassk_opencompass.errors.InputError: judge URL 'localhost:8000/v1' is not an http(s) URL; expected e.g. http://HOST:PORT/v1
-    """
-    if not isinstance(url, str):
-        raise InputError(f"judge URL must be a string, got {type(url).__name__} {url!r}")
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError on a malformed port
-    except ValueError as error:
-        raise InputError(f"judge URL {url!r} is malformed ({error}); expected e.g. http://HOST:PORT/v1") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InputError(f"judge URL {url!r} is not an http(s) URL; expected e.g. http://HOST:PORT/v1")
-    if parts.path in ("", "/"):
-        raise InputError(
-            f"judge URL {url!r} has no path; OpenAI-compatible servers (vLLM, lmdeploy, SGLang) "
-            f"answer under /v1: did you mean {url.rstrip('/') + '/v1'!r}?"
-        )
-
-
-def _check_number(
-    name: str, value, *, integer: bool = False, minimum: float = 0, strict: bool = False, maximum: float | None = None
-) -> None:
-    """Raise :class:`InputError` unless ``value`` is a number (an integer) above ``minimum`` and at most ``maximum``.
-
-    >>> _check_number("concurrency", 2000000, integer=True, minimum=1, maximum=1024)
-    Traceback (most recent call last):
-    ...
-    gpassk_opencompass.errors.InputError: judge setting concurrency must be an integer from 1 to 1024, got 2000000
-    """
-    kinds = (int,) if integer else (int, float)
-    ok = isinstance(value, kinds) and not isinstance(value, bool) and math.isfinite(value)
-    if ok:
-        ok = (value > minimum if strict else value >= minimum) and (maximum is None or value <= maximum)
-    if not ok:
-        expected = "an integer" if integer else "a number"
-        if maximum is not None:
-            bound = f"from {minimum} to {maximum}"
-        else:
-            bound = f"> {minimum}" if strict else f">= {minimum}"
-        raise InputError(f"judge setting {name} must be {expected} {bound}, got {value!r}")

@@ -57,12 +57,10 @@ from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.files import UnreadableFile, open_regular
 from gpassk_opencompass.judges.batch import check_items, judge_stats
 from gpassk_opencompass.judges.cache import VerdictCache, verdict_key
-from gpassk_opencompass.judges.registry import USER_PREFIX
+from gpassk_opencompass.judges.kinds import CACHE, PYTHON, USER_PREFIX
 from gpassk_opencompass.judges.types import JudgeItem, JudgeReport, Verdict, text_bytes
 from gpassk_opencompass.judges.workers import Start, Worker, default_processes, forked, in_interpreter, judge_in_workers
 
-#: ``Verdict.source`` of a user judge's verdict (``"cache"`` when read back from the verdict cache).
-SOURCE = "python"
 #: Longest reason kept from a user function's exception message.
 MAX_REASON_CHARS = 300
 # Containers nested deeper than this in a global the function reads are taken by their repr (a cycle ends there).
@@ -138,7 +136,7 @@ class PythonJudge:
             for index, key in enumerate(keys):
                 hit = cache.get(key) if cache is not None else None
                 if hit is not None:
-                    verdicts[index] = Verdict(hit.correct, None, hit.reason, "cache")
+                    verdicts[index] = Verdict(hit.correct, None, hit.reason, CACHE)
                     cached += 1
             todo = [index for index, found in enumerate(verdicts) if found is None]
 
@@ -167,7 +165,7 @@ class PythonJudge:
             forked(self._verdict)
             if self.spec is None
             else in_interpreter(
-                "import sys; from gpassk_opencompass.judges.user import serve; "
+                "import sys; from gpassk_opencompass.judges.registry import serve; "
                 "serve({read}, {write}, sys.argv[1], sys.argv[2], sys.argv[3:])",
                 (self.spec, self.name, *sys.path),
             )
@@ -178,7 +176,7 @@ class PythonJudge:
             processes=default_processes(len(pairs)),
             progress=progress and len(pairs) > 1,
             desc=f"judging with {self.name}",
-            unresolved=lambda index, reason: Verdict(None, None, reason, SOURCE),
+            unresolved=lambda index, reason: Verdict(None, None, reason, PYTHON),
             deadline=self.timeout,
             silent=f"{self.name} gave no verdict within {self.timeout:g} s (the judge_timeout); make it return "
             "sooner on this answer or give it longer (--judge-timeout S, judge_timeout=S)",
@@ -191,38 +189,18 @@ class PythonJudge:
             answer = self.check(prediction, reference)
         except Exception as error:  # noqa: BLE001 - the user's code failed on this item: unresolved, with why
             message = clause(error)[:MAX_REASON_CHARS]
-            return Verdict(None, None, f"{self.name} raised {type(error).__name__}: {message}".rstrip(": "), SOURCE)
+            return Verdict(None, None, f"{self.name} raised {type(error).__name__}: {message}".rstrip(": "), PYTHON)
         if type(answer).__name__ == "bool_" and type(answer).__module__ == "numpy":
             answer = bool(answer)
         if not isinstance(answer, bool):
             shown = repr(answer)[:80]
             return Verdict(
-                None, None, f"{self.name} returned {type(answer).__name__} {shown}, not True or False", SOURCE
+                None, None, f"{self.name} returned {type(answer).__name__} {shown}, not True or False", PYTHON
             )
-        return Verdict(answer, None, f"{self.name} returned {answer}", SOURCE)
+        return Verdict(answer, None, f"{self.name} returned {answer}", PYTHON)
 
     def _key(self, digest: str, reference: str, prediction: str) -> str:
         return verdict_key(self.name, f"code {digest}", "", "", reference, prediction)
-
-
-def serve(read_fd: int, write_fd: int, spec: str, name: str, path: list[str]) -> None:
-    """A worker's main loop for the user judge ``spec``, imported here with the parent's ``sys.path``.
-
-    If it does not import here, each answer is unresolved with the reason (the worker is not restarted per answer).
-    """
-    from gpassk_opencompass.judges.registry import load_judge
-    from gpassk_opencompass.judges.workers import serve_with
-
-    sys.path[:] = path
-    try:
-        judge = load_judge(spec)
-    except Exception as error:  # noqa: BLE001 - an import that worked in the parent failed here: say so per answer
-        reason = f"{name}: its worker process could not import {spec}: {type(error).__name__}: {clause(error)}"
-        serve_with(
-            lambda prediction, reference: Verdict(None, None, reason[:MAX_REASON_CHARS], SOURCE), read_fd, write_fd
-        )
-        return
-    serve_with(cast(PythonJudge, judge)._verdict, read_fd, write_fd)
 
 
 def code_digest(function: Callable) -> str:

@@ -55,6 +55,7 @@ from typing import NoReturn, Protocol, cast
 
 from tqdm import tqdm
 
+from gpassk_opencompass.judges.kinds import RULE
 from gpassk_opencompass.judges.rule import UNDECIDED_HINT, rule_verdict
 from gpassk_opencompass.judges.types import Verdict
 from gpassk_opencompass.log import logger
@@ -120,7 +121,7 @@ def judge_by_rule(
         processes=processes,
         progress=progress,
         desc="rule judge",
-        unresolved=lambda index, reason: Verdict(None, pairs[index][1], reason, "rule"),
+        unresolved=lambda index, reason: Verdict(None, pairs[index][1], reason, RULE),
         deadline=deadline,
         silent=f"rule judge gave no verdict within {deadline:g}s; {UNDECIDED_HINT}",
         died=f"rule judge worker died; {UNDECIDED_HINT}",

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.leaderboard.records import BenchmarkTable, Leaderboard, Notice, RankingInfo, Row
 from gpassk_opencompass.leaderboard.table import GREEDY
@@ -43,7 +44,6 @@ from gpassk_opencompass.scoring.results_io import load_results
 from gpassk_opencompass.uncertainty.paired import adjacent_significance, metric_values, rank_intervals
 
 CORRECTIONS = ("holm", "none")
-DEFAULT_LEVEL = 0.95
 DEFAULT_RESAMPLES = 2000
 #: A row's value and the one its details give may differ by float rounding only (x100 scale).
 _REPRODUCED = 1e-6
@@ -69,7 +69,7 @@ def rank_leaderboard(
     board: Leaderboard,
     *,
     metric: str | None = None,
-    level: float = DEFAULT_LEVEL,
+    level: float = defaults.CI,
     correction: str = "holm",
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,

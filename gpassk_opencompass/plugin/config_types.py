@@ -44,7 +44,7 @@ from pathlib import Path
 from opencompass import registry as opencompass_registry
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.judges.llm import short
+from gpassk_opencompass.judges.replies import short
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,6 @@ works, but does not compare one to one with the leaderboard).
 >>> problem = Problem("error", "AIME2025", "/c/data/aime2025/aime2025.jsonl: missing")
 >>> str(problem)
 'error: AIME2025: /c/data/aime2025/aime2025.jsonl: missing'
->>> format_count(None), format_count(30)
-('-', '30')
 """
 
 from __future__ import annotations
@@ -135,11 +133,6 @@ class CheckedLoader(Protocol):
         ...
 
 
-def format_count(count: int | None) -> str:
-    """A question count for the table, ``-`` when unknown."""
-    return "-" if count is None else str(count)
-
-
 def dataset_entry(benchmark: Benchmark) -> dict:
     """The dataset dict of a benchmark's config (``path``, ``version``, ``dataset_splits`` ...)."""
     return dict(getattr(import_module(benchmark.config), benchmark.config_variable)[0])
@@ -219,13 +212,6 @@ def count_warning(name: str, found: int, expected: int | None, what: str) -> lis
     ]
 
 
-def jsonl_pairs(path: str):
-    """(index, record) pairs of a JSONL file, read by the loaders' ``read_jsonl`` (for :func:`read_records`)."""
-    from gpassk_opencompass.plugin.datasets.files import read_jsonl
-
-    return ((str(index), record) for index, record in enumerate(read_jsonl(path)))
-
-
 def read_records(name: str, path: str, read, check) -> tuple[int | None, list[Problem]]:
     """Read ``path`` with ``read`` (-> (key, record) pairs) and ``check`` each record.
 
@@ -237,7 +223,7 @@ def read_records(name: str, path: str, read, check) -> tuple[int | None, list[Pr
     """
     try:
         pairs = list(read(path))
-    except (OSError, ValueError) as error:
+    except (OSError, InputError) as error:
         return None, [Problem(ERROR, name, f"{path} does not read: {error}")]
     count = 0
     refusals: dict[str, list[str]] = {}
@@ -246,7 +232,7 @@ def read_records(name: str, path: str, read, check) -> tuple[int | None, list[Pr
             if not isinstance(record, dict):
                 raise InputError(f"{path} record {key}: expected a JSON object, got {type(record).__name__}")
             count += bool(check(key, record, f"{path} record {key}"))
-        except ValueError as error:
+        except InputError as error:
             message = str(error)
             kind = message.removeprefix(f"{path} record {key}: ").partition(";")[0]
             refusals.setdefault(kind, []).append(message)
@@ -334,64 +320,12 @@ def check_names(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(get_benchmark(name).name for name in names))
 
 
-def format_report(checks: Sequence[BenchmarkCheck], environ: Mapping[str, str] | None = None) -> str:
-    """The table, each benchmark's places and parts, the problems and a summary line.
+def environment_note(environ: Mapping[str, str] | None = None) -> str:
+    """Where the loaders look, for the report's first line.
 
-    >>> check = BenchmarkCheck("AIME2025", "local", "/c/data/aime2025/aime2025.jsonl",
-    ...                        ("/c/data/aime2025/aime2025.jsonl (found)",),
-    ...                        (Part("all", "/c/data/aime2025/aime2025.jsonl", 15),), 15, ())
-    >>> print(format_report([check], {"COMPASS_DATA_CACHE": "/c"}))
-    COMPASS_DATA_CACHE=/c, DATASET_SOURCE not set
-    <BLANKLINE>
-    benchmark  status  questions  published  source  location
-    AIME2025   ok             15         15  local   /c/data/aime2025/aime2025.jsonl
-    <BLANKLINE>
-    AIME2025
-      looked at: /c/data/aime2025/aime2025.jsonl (found)
-      questions: all 15
-    <BLANKLINE>
-    1 of 1 benchmarks usable
+    >>> environment_note({"COMPASS_DATA_CACHE": "/c"})
+    'COMPASS_DATA_CACHE=/c, DATASET_SOURCE not set'
     """
     environ = os.environ if environ is None else environ
     source = environ.get("DATASET_SOURCE")
-    header = f"{cache_note(environ)}, " + (f"DATASET_SOURCE={source}" if source else "DATASET_SOURCE not set")
-    rows = [("benchmark", "status", "questions", "published", "source", "location")]
-    rows += [
-        (
-            check.benchmark,
-            check.status,
-            format_count(check.questions),
-            format_count(check.expected),
-            check.source,
-            check.where or "-",
-        )
-        for check in checks
-    ]
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    right = {2, 3}
-    table = [
-        "  ".join(
-            (cell.rjust(widths[i]) if i in right else cell.ljust(widths[i])) for i, cell in enumerate(row)
-        ).rstrip()
-        for row in rows
-    ]
-    details = []
-    for check in checks:
-        details += ["", check.benchmark, f"  looked at: {'; '.join(check.looked_at)}"]
-        if check.parts:
-            details.append(
-                "  questions: " + ", ".join(f"{part.label} {format_count(part.questions)}" for part in check.parts)
-            )
-    problems = [str(problem) for check in checks for problem in check.problems]
-    usable = sum(check.usable for check in checks)
-    errors = sum(problem.severity == ERROR for check in checks for problem in check.problems)
-    warnings = sum(problem.severity == WARNING for check in checks for problem in check.problems)
-    counts = [f"{errors} error(s)"] * bool(errors) + [f"{warnings} warning(s)"] * bool(warnings)
-    summary = f"{usable} of {len(checks)} benchmarks usable" + (f"; {', '.join(counts)}" if counts else "")
-    hub = [check.benchmark for check in checks if check.source == "hf"]
-    if hub:
-        summary += f"; not verified (Hugging Face, nothing downloaded): {', '.join(hub)}"
-    lines = [redact(header), "", *table, *details, ""]
-    if problems:
-        lines += [*problems, ""]
-    return redact("\n".join([*lines, summary]))
+    return f"{cache_note(environ)}, " + (f"DATASET_SOURCE={source}" if source else "DATASET_SOURCE not set")

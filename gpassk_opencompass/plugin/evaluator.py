@@ -28,16 +28,18 @@ from dataclasses import dataclass
 from opencompass.openicl.icl_evaluator import BaseEvaluator
 from opencompass.registry import ICL_EVALUATORS
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import BuiltinJudge, Judge, JudgeSettings, judge_kind
+from gpassk_opencompass.judges.registry import resolve_judge
 from gpassk_opencompass.judges.rule import UNDECIDED_HINT
 from gpassk_opencompass.judges.types import judge_endpoint
-from gpassk_opencompass.log import logger
+from gpassk_opencompass.log import enable_logging, logger
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, check_request
 from gpassk_opencompass.plugin.replicas import by_question, check_replicas_align, question_count
 from gpassk_opencompass.render.score_report import unresolved_summary
 from gpassk_opencompass.scoring.compute import IDENTICAL_SHARE_WARNING
-from gpassk_opencompass.scoring.flow import resolve_judge, score_questions
+from gpassk_opencompass.scoring.flow import score_questions
 from gpassk_opencompass.scoring.questions import Question, judge_language
 from gpassk_opencompass.scoring.request import ScoringRequest
 from gpassk_opencompass.scoring.results_io import read_results
@@ -113,26 +115,27 @@ class GPassKEvaluator(BaseEvaluator):
         *,
         judge: str = "auto",
         thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
-        concurrency: int = 32,
-        request_timeout: float = 600.0,
+        concurrency: int = defaults.CONCURRENCY,
+        request_timeout: float = defaults.REQUEST_TIMEOUT,
         max_retries: int | None = None,
         question_column: str = "question",
         subset_columns: Sequence[str] | None = None,
         language: str = "en",
         language_column: str = "language",
         benchmark: str | None = None,
-        ci: float = 0.95,
-        n_boot: int = 1000,
+        ci: float = defaults.CI,
+        n_boot: int = defaults.N_BOOT,
         seed: int = 0,
         identical_warning: float = IDENTICAL_SHARE_WARNING,
         allow_unresolved: bool = False,
         interval: str = "bootstrap",
-        prior: Sequence[float] = (1.0, 1.0),
+        prior: Sequence[float] = defaults.PRIOR,
         pred_postprocessor: dict | None = None,
         use_extract_model: bool = False,
         **judge_options,
     ) -> None:
         super().__init__(pred_postprocessor=pred_postprocessor)
+        enable_logging()  # inside OpenCompass, the judging's records belong in its task log
         if use_extract_model:
             raise InputError(
                 "use_extract_model=True (LiveMathBenchEvaluator's extraction model) is not supported: "

@@ -6,6 +6,7 @@
 * :mod:`.reports` -- the analysis reports (``gpassk agree/compare/plan``) as Markdown and JSON, the
   agreement also as an HTML page;
 * :mod:`.plots` -- every chart, drawn with matplotlib;
+* :mod:`.console` -- the console text of ``gpassk calc``, ``gpassk data check`` and ``gpassk grid status``;
 * :mod:`.score_report` -- the console report of ``gpassk score``/``rejudge`` and what is said when verdicts are missing;
 * ``templates/`` -- the one Jinja2 template directory of every HTML page (autoescaped).
 
@@ -14,7 +15,8 @@ Renderers are pure functions of what they are given (a ``Leaderboard``, a report
 imports neither (their types are named in annotations only). Numbers are formatted here once.
 
 May import: :mod:`~gpassk_opencompass.errors`, :mod:`~gpassk_opencompass.files`,
-:mod:`~gpassk_opencompass.redaction`; jinja2 and matplotlib (the ``plots`` extra) only when a page or a chart
+:mod:`~gpassk_opencompass.redaction`, :mod:`~gpassk_opencompass.metrics` (the metric keys),
+:mod:`~gpassk_opencompass.defaults`; jinja2 and matplotlib (the ``plots`` extra) only when a page or a chart
 is asked for, through :func:`require_extra` and :func:`template`.
 """
 

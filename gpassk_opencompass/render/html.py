@@ -132,7 +132,7 @@ def render_html(leaderboard: Leaderboard, *, intervals: bool = False, title: str
     require_extra("the HTML page", True, "jinja2", "matplotlib")
     from markupsafe import Markup
 
-    from gpassk_opencompass.render import plots
+    from gpassk_opencompass.render import plots  # deferred: matplotlib (the plots extra)
 
     colors = plots.model_colors(leaderboard)
     series = plots.series_index(leaderboard)

@@ -280,7 +280,7 @@ def calibration_plot(
             the plans mix interval levels.
 
     >>> from gpassk_opencompass.uncertainty.planner import plan_table
-    >>> plans = plan_table([0.3, 0.6, 0.9] * 10, ns=[8, 32], ks=[4], thresholds=[1.0])
+    >>> plans = plan_table([0.3, 0.6, 0.9] * 10, ns=[8, 32], k=[4], thresholds=[1.0])
     >>> realised = {(plan.key, plan.n, plan.questions): [plan.half_width * 1.1] for plan in plans}
     >>> figure = calibration_plot(plans, realised)
     >>> len(figure.axes[0].collections) >= 1

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
-from gpassk_opencompass import __version__
+from gpassk_opencompass import __version__, defaults
 from gpassk_opencompass.files import write_text_atomic
 from gpassk_opencompass.redaction import redact, redact_data
 from gpassk_opencompass.render import template
@@ -167,7 +167,7 @@ def _agreement_markdown(report: AgreementReport, limit: int | None) -> str:
 
 
 def _comparison_markdown(report: ComparisonReport) -> str:
-    level = report.differences[0].ci if report.differences else 0.95
+    level = report.differences[0].ci if report.differences else defaults.CI
     lines = [
         f"# A vs B on {report.benchmark or 'the same questions'}",
         "",

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
@@ -43,7 +44,8 @@ from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.files import check_distinct_paths, check_not_input, check_writable_file
 from gpassk_opencompass.judges import CheckCorrectFn, Judge, JudgeItem, JudgeSettings
 from gpassk_opencompass.judges.cache import check_cache_file
-from gpassk_opencompass.judges.registry import as_judge, is_builtin, load_judge, resolve_kind
+from gpassk_opencompass.judges.registry import as_judge, resolve_judge, with_verdict_cache
+from gpassk_opencompass.judges.source import SourceJudge
 from gpassk_opencompass.judges.types import JUDGE_NAMES
 from gpassk_opencompass.scoring.compute import gpassk_results, results_document, warn_if_identical
 from gpassk_opencompass.scoring.details import DIGEST_FIELDS, CompactDetails, texts_sha256
@@ -62,14 +64,18 @@ def score_questions(
     *,
     progress: bool = True,
 ) -> dict:
-    """:func:`scored_results` as the plain results document (what OpenCompass writes into its results file)."""
-    return json_document(scored_results(questions, request, judge, progress=progress))
+    """:func:`scored_results` as the plain results document (what OpenCompass writes into its results file).
+
+    ``judge``: a judge, the settings of a built-in one or a ``check_correct_fn``
+    (:func:`~gpassk_opencompass.judges.registry.as_judge`).
+    """
+    return json_document(scored_results(questions, request, as_judge(judge), progress=progress))
 
 
 def scored_results(
     questions: Sequence[Question],
     request: ScoringRequest,
-    judge: Judge | JudgeSettings | CheckCorrectFn,
+    judge: Judge,
     *,
     progress: bool = True,
 ) -> ResultsFile:
@@ -78,8 +84,8 @@ def scored_results(
     Args:
         questions: the questions and their generations (from a JSONL file or an OpenCompass dataset).
         request: what to compute (k, thresholds, subsets, intervals, ...).
-        judge: the judge (:func:`~gpassk_opencompass.judges.registry.as_judge`: a judge, the settings of a
-            built-in one or a ``check_correct_fn``); its ``cache_path`` keeps every verdict that arrives.
+        judge: the judge (resolved once by the caller: :mod:`~gpassk_opencompass.judges.registry`); its
+            ``cache_path`` keeps every verdict that arrives.
         progress: show progress bars on stderr.
 
     Returns:
@@ -90,7 +96,6 @@ def scored_results(
         InputError: a bad request, before judging.
         JudgeError: the judge cannot serve the run.
     """
-    judge = as_judge(judge)
     check_questions(questions, request)
     items, repeats, slots, offsets, identical = distinct_generations(questions)
     judged = judge.judge(items, progress=progress, repeats=repeats)
@@ -206,143 +211,10 @@ def distinct_generations(questions: Sequence[Question]) -> Generations:
 # ---------------------------------------------------------------- gpassk score: one JSONL file
 
 
-def judge_settings(kind: str = "auto", *, cache_path: str | os.PathLike | None = None, **options) -> JudgeSettings:
-    """:class:`JudgeSettings` from edge names (``judge_url``/``url``/``eval_urls``, ``judge_model``/...):
-    ``"auto"`` resolved, every mistake an :class:`InputError`.
-
-    >>> judge_settings("auto", judge_url=["http://10.0.0.5:8000/v1"], judge_model="J", check_endpoints=False).kind
-    'llm'
-    >>> judge_settings("llm")
-    Traceback (most recent call last):
-    ...
-    gpassk_opencompass.errors.InputError: judge kind 'llm' needs at least one judge URL (http://host:port/v1)
-    """
-    endpoint, rest = _endpoint(options)
-    return JudgeSettings(
-        kind=resolve_kind(kind, endpoint["urls"]),
-        **endpoint,
-        cache_path=None if cache_path is None else Path(cache_path),
-        **rest,
-    )
-
-
-def _endpoint(options: Mapping) -> tuple[dict, dict]:
-    """The judge URL(s) and model under their internal names, and the other options."""
-    from gpassk_opencompass.judges.types import JUDGE_NAMES, judge_endpoint
-
-    names = {name for aliases in JUDGE_NAMES.values() for name in aliases}
-    endpoint = judge_endpoint(**{name: value for name, value in options.items() if name in names})
-    return endpoint, {name: value for name, value in options.items() if name not in names}
-
-
-def resolve_judge(judge: str | Judge | JudgeSettings | CheckCorrectFn = "auto", **options) -> Judge:
-    """The judge a name or object stands for (:mod:`~gpassk_opencompass.judges.registry`).
-
-    A built-in name (``auto``, ``rule``, ``llm``, ``cascade``) takes the
-    :func:`judge_settings` options; a user judge (``module:function``, an
-    entry point, a ``check_correct_fn``) asks no judge model, so judge URLs or a
-    judge model given with it are refused; ``judge_timeout`` (seconds its
-    function may take on one answer) applies to it alone (other options do not).
-
-    >>> resolve_judge("cascade", judge_url="http://10.0.0.5:8000/v1", judge_model="J").name
-    'cascade'
-    >>> resolve_judge(lambda prediction, reference: True, judge_url="http://10.0.0.5:8000/v1").name
-    Traceback (most recent call last):
-    ...
-    gpassk_opencompass.errors.InputError: judge 'python:gpassk_opencompass.scoring.flow:<lambda>' asks no judge model but a judge URL or model was given (http://10.0.0.5:8000/v1); give them with --judge llm or cascade
-    """
-    from gpassk_opencompass.judges.user import PythonJudge
-
-    judge_timeout = options.pop("judge_timeout", None)
-    builtin = isinstance(judge, str) and is_builtin(judge)
-    if isinstance(judge, str):
-        found = as_judge(judge_settings(judge, **options)) if builtin else load_judge(judge)
-    else:
-        found = as_judge(judge)
-    if judge_timeout is not None:
-        if not isinstance(found, PythonJudge):
-            raise InputError(
-                f"judge_timeout {judge_timeout!r} bounds a check_correct_fn's time per answer, but the judge is "
-                f"{found.name!r}; the rule judge's bound is --rule-timeout (rule_timeout)"
-            )
-        found = found.with_timeout(judge_timeout)
-    if builtin:
-        return found
-    endpoint, _ = _endpoint(options)
-    given = [*endpoint["urls"], *([endpoint["model"]] if endpoint["model"] else [])]
-    if given and not found.asks_model:
-        raise InputError(
-            f"judge {found.name!r} asks no judge model but a judge URL or model was given "
-            f"({', '.join(given)}); give them with --judge llm or cascade"
-        )
-    if options.get("judge_prompt") is not None and not found.asks_model:
-        raise InputError(
-            f"judge {found.name!r} asks no judge model, so a judge prompt ({options['judge_prompt']!r}) does not "
-            "apply to it; give --judge-prompt with --judge llm or cascade"
-        )
-    return found
-
-
-def default_cache_path(input_path: str | os.PathLike) -> Path:
-    """``runs/gens.jsonl`` -> ``runs/gens.judge-cache.jsonl``: where ``gpassk score`` keeps verdicts by default.
-
-    >>> str(default_cache_path("runs/gens.jsonl"))
-    'runs/gens.judge-cache.jsonl'
-    """
-    path = Path(input_path)
-    stem = path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else path.name
-    return path.with_name(stem + ".judge-cache.jsonl")
-
-
-def with_verdict_cache(judge: Judge, cache: bool | str | os.PathLike, next_to: str | os.PathLike | None) -> Judge:
-    """The one verdict-cache policy (``gpassk score`` and :func:`score`).
-
-    ``cache=True`` (the default): the judge's own cache if it has one; else,
-    for a judge that asks a model, :func:`default_cache_path` next to
-    ``next_to`` (the input file, or the output of in-memory questions; with
-    neither, no cache and a warning); no cache for a judge that runs local code
-    (rule, a user function: cheap to run again). ``False``: no cache. A path:
-    that file (the rule judge keeps none, and says so).
-
-    >>> judge = resolve_judge("llm", judge_url="http://10.0.0.5:8000/v1", judge_model="J")
-    >>> str(with_verdict_cache(judge, True, "runs/gens.jsonl").cache_path)
-    'runs/gens.judge-cache.jsonl'
-    >>> with_verdict_cache(judge, False, "runs/gens.jsonl").cache_path, with_verdict_cache(resolve_judge("rule"),
-    ...     True, "runs/gens.jsonl").cache_path
-    (None, None)
-    """
-    if cache is False:
-        return judge.with_cache(None)
-    if cache is not True:
-        cached = judge.with_cache(cache)
-        if cached.cache_path is None:
-            from gpassk_opencompass.log import logger
-
-            logger.warning(
-                "cache {}: the {} judge keeps no verdict cache (deterministic and cheap, it judges again on every "
-                "run); nothing is written there",
-                cache,
-                judge.name,
-            )
-        return cached
-    if judge.cache_path is not None or not judge.asks_model:
-        return judge
-    if next_to is None:
-        from gpassk_opencompass.log import logger
-
-        logger.warning(
-            "no verdict cache: the {} judge's verdicts are lost if the run stops; give cache=PATH "
-            "(or an output file, next to which the cache is kept)",
-            judge.name,
-        )
-        return judge
-    return judge.with_cache(default_cache_path(next_to))
-
-
 def score_file(
     path: str | os.PathLike,
     request: ScoringRequest,
-    judge: Judge | JudgeSettings | CheckCorrectFn,
+    judge: Judge,
     *,
     output: str | os.PathLike | None = None,
     cache: bool | str | os.PathLike = True,
@@ -356,7 +228,7 @@ def score_file(
 
     ``output`` is written (atomically, redacted) when the result is complete,
     or incomplete with ``request.allow_unresolved``; never over the input or
-    the verdict cache (chosen by :func:`with_verdict_cache`).
+    the verdict cache (chosen by :func:`~gpassk_opencompass.judges.registry.with_verdict_cache`).
 
     Returns:
         The results read back (incomplete when ``results.unresolved``).
@@ -370,7 +242,7 @@ def score_file(
     """
     path = Path(path)
     name = format_of(path, format)
-    judge = with_verdict_cache(as_judge(judge), cache, path)
+    judge = with_verdict_cache(judge, cache, path)
     _check_paths(judge, {"INPUT": path, "--output": output, "--cache": judge.cache_path}, input_files(path, name))
     questions = read_questions(path, name, min_predictions=max(request.ks))
     judge = for_source(judge, name, questions)
@@ -385,8 +257,6 @@ def for_source(judge: Judge, format: str, questions: Sequence[Question]) -> Judg
     Raises:
         InputError: the source judge, and no question carries its source's verdicts.
     """
-    from gpassk_opencompass.judges.source import SourceJudge
-
     if not isinstance(judge, SourceJudge):
         return judge
     if all(question.source_verdicts is None for question in questions):
@@ -434,7 +304,7 @@ def score(
     thresholds: float | Sequence[float] = metrics.DEFAULT_THRESHOLDS,
     output: str | os.PathLike | None = None,
     cache: bool | str | os.PathLike = True,
-    progress: bool = True,
+    progress: bool | None = None,
     format: str = "auto",
     **options,
 ) -> ResultsFile:
@@ -447,18 +317,21 @@ def score(
         k: the k value(s), each at most every question's number of predictions.
         judge: ``"auto"``, ``"rule"``, ``"llm"``, ``"cascade"``, ``"module:function"``, an entry-point name,
             a :class:`~gpassk_opencompass.judges.JudgeSettings`, a :class:`~gpassk_opencompass.judges.Judge`
-            or any ``check_correct_fn(prediction, reference) -> bool`` (:func:`resolve_judge`).
+            or any ``check_correct_fn(prediction, reference) -> bool``
+            (:func:`~gpassk_opencompass.judges.registry.resolve_judge`).
         thresholds: the tau values.
         format: the file's format (``auto``: detected; ``gpassk``, ``qwen-math``, ``opencompass``, ...:
             :mod:`~gpassk_opencompass.scoring.readers`).
         output: write the results document here (atomically, redacted) when complete, or incomplete with
             ``allow_unresolved=True``.
-        cache: the verdict cache, as ``gpassk score`` chooses it (:func:`with_verdict_cache`): ``True`` (the
-            default policy), ``False`` (none) or a path.
-        progress: show progress bars on stderr.
+        cache: the verdict cache, as ``gpassk score`` chooses it
+            (:func:`~gpassk_opencompass.judges.registry.with_verdict_cache`): ``True`` (the default policy),
+            ``False`` (none) or a path.
+        progress: show progress bars on stderr (``None``: when stderr is a terminal; else nothing is written there).
         **options: :class:`~gpassk_opencompass.scoring.request.ScoringRequest` fields (``interval``, ``ci``,
             ``n_boot``, ``seed``, ``prior``, ``benchmark``, ``allow_unresolved``, ...) and judge options
-            (``judge_url``, ``judge_model``, ``concurrency``, ``rule_timeout``, ... as :func:`judge_settings`);
+            (``judge_url``, ``judge_model``, ``concurrency``, ``rule_timeout``, ... as
+            :func:`~gpassk_opencompass.judges.registry.judge_settings`);
             an unknown one is named with the nearest of all of ``score()``'s keywords.
 
     Returns:
@@ -481,6 +354,7 @@ def score(
     ...
     gpassk_opencompass.errors.InputError: unknown score() keyword 'n_boots'; did you mean 'n_boot'? known: ...
     """
+    progress = sys.stderr.isatty() if progress is None else progress
     fields = ScoringRequest.model_fields
     known = score_keywords()
     for name in options:

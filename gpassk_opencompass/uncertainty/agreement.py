@@ -47,9 +47,10 @@ from statistics import NormalDist
 
 import numpy as np
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.checks import open_unit
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
+from gpassk_opencompass.metrics import DEFAULT_K, DEFAULT_THRESHOLDS
 from gpassk_opencompass.uncertainty.paired import metric_table
 
 __all__ = [
@@ -176,7 +177,7 @@ def _kappa_stderr(table: np.ndarray, kappa: float, expected: float) -> float:
     return float(math.sqrt(max(variance, 0.0)))
 
 
-def judge_agreement(verdicts_a, verdicts_b, *, ci: float = 0.95) -> JudgeAgreement:
+def judge_agreement(verdicts_a, verdicts_b, *, ci: float = defaults.CI) -> JudgeAgreement:
     """Agreement, Cohen's kappa (with SE and Wald interval) and the 2x2 table of two judges.
 
     Args:
@@ -289,7 +290,7 @@ def metric_shift(
     counts_a,
     counts_b,
     n=None,
-    ks: Sequence[int] = (4, 8, 16),
+    k: Sequence[int] = DEFAULT_K,
     thresholds: Sequence = DEFAULT_THRESHOLDS,
     *,
     accuracy: bool = True,
@@ -302,14 +303,14 @@ def metric_shift(
             on verdicts with unresolved entries).
         counts_b: the same questions under judge B.
         n: generations per question (int or one per question).
-        ks: the k values; empty for accuracy only.
+        k: the k values; empty for accuracy only.
         thresholds: the tau values.
         accuracy: include mean accuracy (first).
 
     Returns:
         ``{key: MetricShift}`` in the results file's order.
 
-    >>> shift = metric_shift([8, 4], [8, 6], n=8, ks=[4], thresholds=[1.0])
+    >>> shift = metric_shift([8, 4], [8, 6], n=8, k=[4], thresholds=[1.0])
     >>> {key: (round(s.under_a, 4), round(s.under_b, 4)) for key, s in shift.items()}
     {'accuracy (8 runs average)': (75.0, 87.5), 'G-Pass@4_1.0': (50.7143, 60.7143), 'mG-Pass@4': (56.4286, 75.0)}
     """
@@ -318,8 +319,8 @@ def metric_shift(
             "counts_a and counts_b must be the same questions (and generations) in the same order; "
             f"got shapes {np.shape(counts_a)} and {np.shape(counts_b)}"
         )
-    keys, values_a, _, _ = metric_table(counts_a, n, ks, thresholds, accuracy)
-    _, values_b, _, _ = metric_table(counts_b, n, ks, thresholds, accuracy)
+    keys, values_a, _, _ = metric_table(counts_a, n, k, thresholds, accuracy)
+    _, values_b, _, _ = metric_table(counts_b, n, k, thresholds, accuracy)
     means_a, means_b = 100 * values_a.mean(axis=0), 100 * values_b.mean(axis=0)
     return {
         key: MetricShift(

@@ -54,9 +54,11 @@ from math import ceil
 import numpy as np
 from scipy import stats
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.checks import open_unit, positive_int
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import (
+    DEFAULT_K,
     DEFAULT_THRESHOLDS,
     metric_key,
     mg_metric_key,
@@ -213,7 +215,7 @@ def _state_moments(a: np.ndarray, b: np.ndarray, v: np.ndarray) -> tuple[np.ndar
     return np.clip(mean, 0.0, 1.0), variance
 
 
-def posterior_moments(c, n, k: int, tau, *, prior=(1.0, 1.0)) -> PosteriorMoments:
+def posterior_moments(c, n, k: int, tau, *, prior=defaults.PRIOR) -> PosteriorMoments:
     r"""Exact per-question posterior mean and variance of the latent G-Pass@k_tau (or mG-Pass@k).
 
     Args:
@@ -269,11 +271,11 @@ def _interval(mean: float, std: float, level: float, method: str) -> tuple[float
 def bayes_interval_counts(
     c,
     n,
-    ks: Sequence[int] = (4, 8, 16),
+    k: Sequence[int] = DEFAULT_K,
     thresholds: Sequence = DEFAULT_THRESHOLDS,
     *,
-    prior=(1.0, 1.0),
-    level: float = 0.95,
+    prior=defaults.PRIOR,
+    level: float = defaults.CI,
     method: str = "normal",
 ) -> dict[str, BayesEstimate]:
     r"""Posterior mean, std and credible interval of every G-Pass@k_tau and mG-Pass@k, x 100.
@@ -285,7 +287,7 @@ def bayes_interval_counts(
     Args:
         c: correct generations per question (1-D ints).
         n: resolved generations per question (int or 1-D ints).
-        ks: the k values (any k >= 1; the latent metric needs no k <= n).
+        k: the k values (any k >= 1; the latent metric needs no k <= n).
         thresholds: the tau values in [0, 1].
         prior: ``(alpha0, beta0)``, the Beta prior on each question's p
             (default uniform, as scorio's).
@@ -299,13 +301,13 @@ def bayes_interval_counts(
 
     Three questions, 16 generations each, 0, 8 and 16 correct:
 
-    >>> result = bayes_interval_counts([0, 8, 16], 16, ks=[4], thresholds=[0.5])
+    >>> result = bayes_interval_counts([0, 8, 16], 16, k=[4], thresholds=[0.5])
     >>> estimate = result["G-Pass@4_0.5"]
     >>> print(*(round(x, 6) for x in (estimate.mean, estimate.std, estimate.low, estimate.high)))
     56.491228 5.763629 45.194723 67.787733
     >>> list(result)
     ['G-Pass@4_0.5', 'mG-Pass@4']
-    >>> bayes_interval_counts([1], 4, ks=[2], method="exact")
+    >>> bayes_interval_counts([1], 4, k=[2], method="exact")
     Traceback (most recent call last):
     ...
     gpassk_opencompass.errors.InputError: method must be one of ('normal', 'beta'); got method='exact'
@@ -315,14 +317,14 @@ def bayes_interval_counts(
     level = open_unit(level, "level")
     prior = check_prior(prior)
     c, n = check_counts(c, n)
-    ks = [positive_int(k, "k") for k in ks]
+    ks = [positive_int(value, "k") for value in k]
     if not ks:
         raise InputError("ks must name at least one k")
     thresholds = list(thresholds)
     out: dict[str, BayesEstimate] = {}
-    for k in ks:
-        for key, tau in [(metric_key(k, tau), tau) for tau in thresholds] + [(mg_metric_key(k), "mG")]:
-            moments = posterior_moments(c, n, k, tau, prior=prior)
+    for draws in ks:
+        for key, tau in [(metric_key(draws, tau), tau) for tau in thresholds] + [(mg_metric_key(draws), "mG")]:
+            moments = posterior_moments(c, n, draws, tau, prior=prior)
             mean = float(moments.mean.mean())
             std = float(math.sqrt(moments.variance.sum()) / c.size)
             low, high = _interval(mean, std, level, method)
@@ -340,11 +342,11 @@ def bayes_interval_counts(
 
 def bayes_interval(
     correct,
-    ks: Sequence[int] = (4, 8, 16),
+    k: Sequence[int] = DEFAULT_K,
     thresholds: Sequence = DEFAULT_THRESHOLDS,
     *,
-    prior=(1.0, 1.0),
-    level: float = 0.95,
+    prior=defaults.PRIOR,
+    level: float = defaults.CI,
     method: str = "normal",
 ) -> dict[str, BayesEstimate]:
     """:func:`bayes_interval_counts` on a questions x generations verdict matrix.
@@ -352,20 +354,20 @@ def bayes_interval(
     Args:
         correct: questions x generations; ``True``/``1`` correct, ``False``/``0``
             wrong, ``None``/``NaN`` unresolved (left out of that question's n).
-        ks, thresholds, prior, level, method: as :func:`bayes_interval_counts`.
+        k, thresholds, prior, level, method: as :func:`bayes_interval_counts`.
 
     Posteriors Beta(4, 3) and Beta(5, 2); G-Pass@2_1.0 = p^2 has means 20/56 and 30/56:
 
     >>> matrix = [[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]]
-    >>> estimate = bayes_interval(matrix, ks=[2], thresholds=[1.0])["G-Pass@2_1.0"]
+    >>> estimate = bayes_interval(matrix, k=[2], thresholds=[1.0])["G-Pass@2_1.0"]
     >>> print(round(estimate.mean, 6), round(estimate.std, 6))
     44.642857 14.616701
 
     An unresolved verdict shrinks that question's n (Beta(3, 3) and Beta(4, 2): 12/42 and 20/42):
 
-    >>> with_gap = bayes_interval([[0, 1, None, 0, 1], [1, 1, 0, float("nan"), 1]], ks=[2], thresholds=[1.0])
+    >>> with_gap = bayes_interval([[0, 1, None, 0, 1], [1, 1, 0, float("nan"), 1]], k=[2], thresholds=[1.0])
     >>> print(round(with_gap["G-Pass@2_1.0"].mean, 6))
     38.095238
     """
     c, n = counts_from_matrix(correct)
-    return bayes_interval_counts(c, n, ks, thresholds, prior=prior, level=level, method=method)
+    return bayes_interval_counts(c, n, k, thresholds, prior=prior, level=level, method=method)

@@ -37,7 +37,7 @@ rank interval is the pair of ``(1 - ci) / 2`` and ``(1 + ci) / 2`` quantiles
 of its bootstrap rank distribution, which is also returned in full.
 
 >>> import numpy as np
->>> comparison = paired_comparison([16, 12, 9, 16, 4, 10], [12, 12, 5, 10, 4, 2], n=16, ks=[4], thresholds=[0.5])
+>>> comparison = paired_comparison([16, 12, 9, 16, 4, 10], [12, 12, 5, 10, 4, 2], n=16, k=[4], thresholds=[0.5])
 >>> result = comparison["G-Pass@4_0.5"]
 >>> round(result.difference, 4), result.test, result.permutations, round(result.p_value, 4)
 (23.6538, 'exact', 16, 0.125)
@@ -53,6 +53,7 @@ import numpy as np
 from gpassk_opencompass.checks import examples, non_negative_int, open_unit, positive_int
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import (
+    DEFAULT_K,
     DEFAULT_THRESHOLDS,
     accuracy_key,
     counts_and_n,
@@ -98,7 +99,7 @@ def _rng(seed) -> np.random.Generator:
 # metric keys and per-question values
 
 
-def metric_table(counts, n, ks, thresholds, accuracy: bool) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+def metric_table(counts, n, k, thresholds, accuracy: bool) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Keys, per-question values (questions x metrics, in [0, 1]), counts and n.
 
     Accuracy first (when asked), then :func:`~gpassk_opencompass.metrics.summarize`'s order.
@@ -112,8 +113,8 @@ def metric_table(counts, n, ks, thresholds, accuracy: bool) -> tuple[list[str], 
     if accuracy:
         keys.append(accuracy_key(n_array))
         columns.append((c / n_array) * np.ones(c.shape))
-    if len(list(ks)):
-        metric_keys, values, c, n_array = per_question_values(c, n_array, ks, thresholds)
+    if len(list(k)):
+        metric_keys, values, c, n_array = per_question_values(c, n_array, k, thresholds)
         keys += metric_keys
         columns += list(values.T)
     if not keys:
@@ -513,7 +514,7 @@ def paired_comparison(
     counts_a,
     counts_b,
     n=None,
-    ks=(4, 8, 16),
+    k=DEFAULT_K,
     thresholds=DEFAULT_THRESHOLDS,
     *,
     accuracy: bool = True,
@@ -532,7 +533,7 @@ def paired_comparison(
             :func:`align_runs`), same ``n``.
         n: generations per question (int or one per question; the matrix
             width for matrices).
-        ks: the k values (each <= n); empty for accuracy only.
+        k: the k values (each <= n); empty for accuracy only.
         thresholds: the tau values.
         accuracy: include mean accuracy (first, keyed like the results file).
         ci: the level of the bootstrap interval.
@@ -548,7 +549,7 @@ def paired_comparison(
     Raises:
         InputError: mismatched shapes or n, bad counts, ``ci`` outside (0, 1).
 
-    >>> result = paired_comparison([4, 3, 4, 2, 4, 3], [2, 3, 1, 2, 0, 1], n=4, ks=[])["accuracy (4 runs average)"]
+    >>> result = paired_comparison([4, 3, 4, 2, 4, 3], [2, 3, 1, 2, 0, 1], n=4, k=[])["accuracy (4 runs average)"]
     >>> round(result.difference, 4), result.p_value  # 11/24; only all-plus and all-minus reach |sum| = 11/4
     (45.8333, 0.125)
     >>> round(result.ci_low, 4), round(result.ci_high, 4)
@@ -572,8 +573,8 @@ def paired_comparison(
         )
     if shape_a != shape_b:
         raise InputError(f"counts_a and counts_b must have the same shape (same n); got {shape_a} and {shape_b}")
-    keys, values_a, _, _ = metric_table(counts_a, n, ks, thresholds, accuracy)
-    _, values_b, _, _ = metric_table(counts_b, n, ks, thresholds, accuracy)
+    keys, values_a, _, _ = metric_table(counts_a, n, k, thresholds, accuracy)
+    _, values_b, _, _ = metric_table(counts_b, n, k, thresholds, accuracy)
     differences = _snap(values_a - values_b)
     questions = differences.shape[0]
     tests = _sign_flip_columns(differences, n_perm, exact_max, rng)

@@ -37,9 +37,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.checks import is_int, is_number, open_unit, positive_int
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import (
+    DEFAULT_K,
     DEFAULT_THRESHOLDS,
     g_pass_at_k,
     metric_key,
@@ -86,7 +88,7 @@ class PlannedWidth:
 # inputs
 
 
-def pilot_probabilities(counts, n=None, *, prior=(1.0, 1.0)) -> np.ndarray:
+def pilot_probabilities(counts, n=None, *, prior=defaults.PRIOR) -> np.ndarray:
     r"""Per-question success probabilities from a pilot, shrunk by a Beta prior.
 
     Args:
@@ -192,7 +194,7 @@ def expected_half_width(
     tau,
     *,
     questions: int | None = None,
-    level: float = 0.95,
+    level: float = defaults.CI,
     include_question_sampling: bool = True,
 ) -> PlannedWidth:
     r"""The planned std and interval half-width of one metric at ``n`` generations, x 100.
@@ -250,7 +252,7 @@ def smallest_n(
     target_half_width: float,
     *,
     questions: int | None = None,
-    level: float = 0.95,
+    level: float = defaults.CI,
     include_question_sampling: bool = True,
     n_max: int = 4096,
 ) -> int | None:
@@ -309,11 +311,11 @@ def smallest_n(
 def plan_table(
     p,
     ns: Sequence[int],
-    ks: Sequence[int] = (4, 8, 16),
+    k: Sequence[int] = DEFAULT_K,
     thresholds: Sequence = DEFAULT_THRESHOLDS,
     *,
     questions: Sequence[int | None] = (None,),
-    level: float = 0.95,
+    level: float = defaults.CI,
     include_question_sampling: bool = True,
 ) -> list[PlannedWidth]:
     """:func:`expected_half_width` for every metric, ``n`` and question count: the planning table.
@@ -322,7 +324,7 @@ def plan_table(
     :func:`~gpassk_opencompass.metrics.summarize`'s order. Pairs with ``k > n``
     are skipped (that k cannot be computed from n generations).
 
-    >>> rows = plan_table([0.2, 0.5, 0.9] * 10, ns=[8, 32], ks=[4], thresholds=[1.0], questions=[30, 120])
+    >>> rows = plan_table([0.2, 0.5, 0.9] * 10, ns=[8, 32], k=[4], thresholds=[1.0], questions=[30, 120])
     >>> [(row.questions, row.n, row.key, round(row.half_width, 2)) for row in rows]
     [(30, 8, 'G-Pass@4_1.0', 12.71), (30, 8, 'mG-Pass@4', 13.44),
      (30, 32, 'G-Pass@4_1.0', 11.09), (30, 32, 'mG-Pass@4', 12.42),
@@ -330,7 +332,7 @@ def plan_table(
      (120, 32, 'G-Pass@4_1.0', 5.54), (120, 32, 'mG-Pass@4', 6.21)]
     """
     p = _probabilities(p)
-    ks = [positive_int(k, "k") for k in ks]
+    ks = [positive_int(value, "k") for value in k]
     if not ks:
         raise InputError("ks must name at least one k")
     ns = list(ns)
@@ -340,15 +342,15 @@ def plan_table(
     for m in questions:
         for n in ns:
             _validated_n(n, 1)
-            for k in ks:
-                if k > n:
+            for draws in ks:
+                if draws > n:
                     continue
                 for tau in [*list(thresholds), "mG"]:
                     rows.append(
                         expected_half_width(
                             p,
                             n,
-                            k,
+                            draws,
                             tau,
                             questions=m,
                             level=level,

@@ -35,12 +35,11 @@ from gpassk_opencompass.plugin.data_check import (
     Problem,
     count_warning,
     dataset_mapping,
-    jsonl_pairs,
     looked_at,
     missing,
     read_records,
 )
-from gpassk_opencompass.plugin.datasets.files import in_range, locate, read_jsonl
+from gpassk_opencompass.plugin.datasets.files import in_range, jsonl_pairs, locate, read_jsonl
 
 # (question field, answer field) layouts, in the order they are tried.
 FIELD_LAYOUTS = (("question", "answer"), ("origin_prompt", "gold_answer"))

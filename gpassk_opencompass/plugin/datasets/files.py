@@ -63,6 +63,11 @@ def read_jsonl(path: str) -> Iterator[dict]:
         yield record
 
 
+def jsonl_pairs(path: str) -> Iterator[tuple[str, dict]]:
+    """(index, record) pairs of a JSONL file, read by :func:`read_jsonl` (for ``data_check.read_records``)."""
+    return ((str(index), record) for index, record in enumerate(read_jsonl(path)))
+
+
 def require_fields(record: dict, fields: tuple[str, ...], where: str) -> None:
     """Raise ``InputError`` naming ``where`` when ``record`` lacks one of ``fields``."""
     missing = [field for field in fields if field not in record]

@@ -49,12 +49,11 @@ from gpassk_opencompass.plugin.data_check import (
     archive_hint,
     cache_note,
     count_warning,
-    jsonl_pairs,
     looked_at,
     missing,
     read_records,
 )
-from gpassk_opencompass.plugin.datasets.files import in_range, locate, read_jsonl, require_fields
+from gpassk_opencompass.plugin.datasets.files import in_range, jsonl_pairs, locate, read_jsonl, require_fields
 from gpassk_opencompass.redaction import redact
 
 # OpenCompass's LiveMathBench prompts (opencompass/datasets/livemathbench/prompts.py),
