@@ -72,10 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logger.remove()
     logger.add(sys.stderr, level="INFO", format="{message}")
-    from gpassk_opencompass.cli import EXIT_USAGE, EXIT_WRITE_FAILED
-    from gpassk_opencompass.errors import WriteError
+    from gpassk_opencompass.cli import exit_code
     from gpassk_opencompass.grid import overrides, spec, writer
-    from gpassk_opencompass.redaction import redact
 
     try:
         assignments = dict(overrides.parse_override(assignment) for assignment in args.set)
@@ -93,12 +91,11 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 0
         writer.write(files, args.output_dir, force=args.force)
-    except (ValueError, OSError, SyntaxError) as error:
-        print(redact(f"{PROG}: error: {error}"), file=sys.stderr)
-        return EXIT_USAGE
-    except WriteError as error:  # the disk refused: one line, as every gpassk command says it
-        print(redact(f"{PROG}: error: {error}"), file=sys.stderr)
-        return EXIT_WRITE_FAILED
+    except (Exception, KeyboardInterrupt) as error:  # one line and its exit code, as every gpassk command
+        code = exit_code(PROG, error)
+        if code is None:
+            raise  # a bug: its traceback, exit code 1
+        return code
     print(f"wrote {len(runs)} configs + {writer.MANIFEST} to {args.output_dir}")
     return 0
 

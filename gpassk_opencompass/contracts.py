@@ -23,9 +23,10 @@ Traceback (most recent call last):
 ...
 gpassk_opencompass.errors.InputError: grid.json: unknown field 'temprature'; did you mean 'temperature'? known: n, temperature
 
-A validator of a field raises :class:`~gpassk_opencompass.errors.InputError`
-with the project's own wording, which is kept as it is (after the item's place when it is an item
-of a list: it cannot name that place itself). A value too long to show is shortened, a container
+A validator raises :class:`~gpassk_opencompass.errors.InputError` with the project's own wording,
+which is kept as it is (after the item's place when it is an item of a list: it cannot name that
+place itself); ``InputError`` is no ``ValueError`` (pydantic's sign of a broken rule), so every
+contract reports one raised by its validators as that (:func:`_as_constraint`). A value too long to show is shortened, a container
 to a few items; where a union lets a value take several shapes, the error of the shape it came
 closest to is said:
 
@@ -46,13 +47,15 @@ The shared declarations :data:`Count`, :data:`PositiveInt`, :data:`Finite` and :
 
 from __future__ import annotations
 
+import functools
 import reprlib
 import sys
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, ValidationError
+from pydantic_core import CoreSchema
 
 from gpassk_opencompass.checks import did_you_mean
 from gpassk_opencompass.errors import InputError
@@ -83,10 +86,45 @@ else:
             return item
 
 
+def _as_constraint(validator: Callable[..., Any]) -> Callable[..., Any]:
+    """``validator`` raising an :class:`InputError` as pydantic's ``ValueError`` for a broken rule, so that
+    pydantic locates it (``details[1]``) and :func:`input_error` words it like the others."""
+
+    @functools.wraps(validator)
+    def validate(*args: Any) -> Any:
+        try:
+            return validator(*args)
+        except InputError as error:
+            raise ValueError(str(error)) from None
+
+    validate.as_constraint = True  # type: ignore[attr-defined]
+    return validate
+
+
+def _report_input_errors(schema: object) -> None:
+    """Every validator function in a core ``schema`` (walked in place) through :func:`_as_constraint`."""
+    if isinstance(schema, dict):
+        function = schema.get("function")  # a validator's: {"type": "no-info" or "with-info", "function": ...}
+        if isinstance(function, dict) and not hasattr(function.get("function"), "as_constraint"):
+            function["function"] = _as_constraint(function["function"])
+        for value in schema.values():
+            _report_input_errors(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            _report_input_errors(item)
+
+
 class Contract(BaseModel):
     """A declared document or setting: unknown keys refused, values immutable, JSON types strict."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema:
+        """The model's schema, its validators' :class:`InputError` reported as pydantic's (:func:`_as_constraint`)."""
+        schema = handler(source)
+        _report_input_errors(schema)
+        return schema
 
     @classmethod
     def parse(cls, data: Any, source: str = "<input>") -> Self:

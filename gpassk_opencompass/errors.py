@@ -1,16 +1,17 @@
 """The exceptions a user mistake or a refused write raises, so entry points can tell them from a bug.
 
-:class:`InputError` is a ``ValueError`` (callers that catch ``ValueError``
-keep working); its message is one line naming the value and what was
-expected. The ``gpassk`` commands map it to exit code 2 and print it without
-a traceback; :class:`WriteError` (the disk is full, the file too large) is one
-line too, exit code 5; any other exception is a bug and keeps its traceback.
+:class:`InputError` is a user's mistake, and nothing else is: it is not a
+``ValueError``, so a ``ValueError`` from a bug is never mistaken for one. Its
+message is one line naming the value, the rule and the fix. The ``gpassk``
+commands map it to exit code 2 and print it without a traceback;
+:class:`IncompleteResults` (unresolved verdicts where an answer needs them) and
+:class:`WriteError` (the disk is full, the file too large) are one line too,
+exit codes 3 and 5; any other exception is a bug and keeps its traceback (exit
+code 1). The one mapper is :func:`gpassk_opencompass.cli.ending`.
 
->>> try:
-...     raise InputError("--k 16: k must be <= n = 8")
-... except ValueError as error:
-...     print(type(error).__name__, error)
-InputError --k 16: k must be <= n = 8
+>>> error = InputError("--k 16: k must be <= n = 8")
+>>> isinstance(error, ValueError), str(error)
+(False, '--k 16: k must be <= n = 8')
 """
 
 from __future__ import annotations
@@ -19,8 +20,12 @@ from __future__ import annotations
 _CLOSING = "".join((" ", ".", ";", ":", ","))
 
 
-class InputError(ValueError):
+class InputError(Exception):
     """Bad input or a bad setting given by the user: one line, exit code 2."""
+
+
+class IncompleteResults(Exception):
+    """A results file has unresolved verdicts where the answer would need them: one line, exit code 3."""
 
 
 class WriteError(Exception):

@@ -14,6 +14,7 @@ from analysis_docs import write
 from exact import exact_mean
 from gpassk_opencompass.analysis.agreement import agree, agree_results
 from gpassk_opencompass.analysis.inputs import load_with_details
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items
 from gpassk_opencompass.render import reports
 
@@ -115,7 +116,7 @@ def test_questions_are_aligned_by_id_whatever_their_order(tmp_path):
 def test_files_of_different_questions_or_n_are_refused_in_one_line(tmp_path, other, options, message):
     path_a = write(tmp_path / "a.json", [[T, F], [F, F]])
     path_b = write(tmp_path / "b.json", other, **options)
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(InputError) as info:
         agree(path_a, path_b)
     assert message in str(info.value) and "\n" not in str(info.value)
 
@@ -179,7 +180,7 @@ def test_cascade_metric_shift_is_rule_only_against_cascade(tmp_path):
 )
 def test_one_file_that_cannot_be_audited_is_refused(tmp_path, options, message):
     path = write(tmp_path / "c.json", CASCADE["matrix"], **options)
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(InputError, match=message):
         agree(path)
 
 
@@ -258,6 +259,6 @@ def test_an_output_over_an_input_is_refused_before_anything_is_written(tmp_path)
     path_a = write(tmp_path / "a.json", [[T, F]])
     path_b = write(tmp_path / "b.json", [[T, T]])
     before = path_b.read_text()
-    with pytest.raises(ValueError, match="--json is the same file as RESULTS_B"):
+    with pytest.raises(InputError, match="--json is the same file as RESULTS_B"):
         agree(path_a, path_b, json_path=path_b)
     assert path_b.read_text() == before

@@ -11,9 +11,9 @@ import pytest
 
 from analysis_docs import write
 from exact import exact_g_pass, exact_mg_pass
-from gpassk_opencompass.analysis import IncompleteResults
 from gpassk_opencompass.analysis.comparison import compare, compare_results
 from gpassk_opencompass.analysis.inputs import load_with_details
+from gpassk_opencompass.errors import IncompleteResults, InputError
 
 T, F, N = True, False, None
 
@@ -68,7 +68,7 @@ def test_runs_that_do_not_share_questions_n_k_or_benchmark_are_refused(tmp_path,
     path_a = write(tmp_path / "a.json", matrix_of([1, 2], 4))
     options = dict(b_options)
     path_b = write(tmp_path / "b.json", options.pop("matrix"), **options)
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(InputError) as info:
         compare(path_a, path_b)
     assert message in str(info.value) and "\n" not in str(info.value)
 

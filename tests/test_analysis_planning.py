@@ -11,6 +11,7 @@ import pytest
 from analysis_docs import Z95, exact_half_width, exact_value, write
 from gpassk_opencompass.analysis.inputs import load_with_details
 from gpassk_opencompass.analysis.planning import calibrate, pilot_p, plan, plan_results
+from gpassk_opencompass.errors import InputError
 
 T, F, N = True, False, None
 
@@ -102,6 +103,6 @@ def test_calibration_plot_and_outputs_are_written(tmp_path):
 )
 def test_bad_plan_requests_are_one_line_errors(tmp_path, options, message):
     pilot = load_with_details(write(tmp_path / "p.json", matrix_of([1, 2], 4)))
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(InputError) as info:
         plan_results(pilot, **options)
     assert message in str(info.value) and "\n" not in str(info.value)

@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.plugin.data_paths import DataLocation, local_candidates, locate_dataset
 
 HOW = "Get it from somewhere."
@@ -48,7 +49,7 @@ def test_absolute_path_is_used_as_is(tmp_path):
 
 
 def test_modelscope_is_refused():
-    with pytest.raises(ValueError, match="DATASET_SOURCE=ModelScope is not supported for 'opencompass/X'"):
+    with pytest.raises(InputError, match="DATASET_SOURCE=ModelScope is not supported for 'opencompass/X'"):
         locate(environ={"DATASET_SOURCE": "ModelScope"})
 
 

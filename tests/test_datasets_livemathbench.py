@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.plugin.datasets.livemathbench import (
     PROMPT_CN,
     PROMPT_EN,
@@ -110,8 +111,8 @@ def test_202505_release(cache):
     ],
 )
 def test_bad_selection_fails_before_looking_for_data(cache, kwargs, message):
-    # The cache is empty: a ValueError (not FileNotFoundError) shows validation comes first.
-    with pytest.raises(ValueError, match=message):
+    # The cache is empty: an InputError (not FileNotFoundError) shows validation comes first.
+    with pytest.raises(InputError, match=message):
         LiveMathBenchDataset.load(**kwargs)
 
 
@@ -155,10 +156,10 @@ def test_hf_source_goes_to_the_hub(cache, monkeypatch, tmp_path):
 def test_malformed_records_name_file_and_line(cache):
     root = write_livemathbench(cache, "202412", {("AMC", "en"): [("q", "1")]})
     (root / "AMC_en.jsonl").write_text('{"question": "q", "answer": "1"}\n\n{"question": "q2",\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"AMC_en\.jsonl:3: not valid JSON"):
+    with pytest.raises(InputError, match=r"AMC_en\.jsonl:3: not valid JSON"):
         LiveMathBenchDataset.load(dataset_splits=["AMC"], dataset_languages=["en"])
     (root / "AMC_en.jsonl").write_text('{"question": "q"}\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"AMC_en record 0: missing field\(s\) 'answer'"):
+    with pytest.raises(InputError, match=r"AMC_en record 0: missing field\(s\) 'answer'"):
         LiveMathBenchDataset.load(dataset_splits=["AMC"], dataset_languages=["en"])
 
 

@@ -9,6 +9,7 @@ import os
 import pytest
 from loguru import logger
 
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.plugin.datasets.aime import AIMEDataset
 from gpassk_opencompass.plugin.datasets.math500 import Math500Level5Dataset
 from tiny_data import write_aime2024, write_aime2025, write_math500
@@ -92,13 +93,13 @@ def test_math500_reads_the_huggingface_jsonl_layout(tmp_path, cache):
 
 def test_math500_without_levels_is_an_error(cache):
     write_math500(cache, {"1": {"problem": "P", "solution": "\\boxed{1}"}})
-    with pytest.raises(ValueError, match=r"no record of .* has a 'level' field"):
+    with pytest.raises(InputError, match=r"no record of .* has a 'level' field"):
         Math500Level5Dataset.load()
 
 
 def test_math500_level_5_record_without_any_answer_is_an_error(cache):
     write_math500(cache, {"1": {"problem": "P", "solution": "no box here", "level": "Level 5"}})
-    with pytest.raises(ValueError, match=r"record 1: no 'answer' field and no \\boxed\{\} in its solution"):
+    with pytest.raises(InputError, match=r"record 1: no 'answer' field and no \\boxed\{\} in its solution"):
         Math500Level5Dataset.load()
 
 
@@ -141,12 +142,12 @@ def test_aime_bad_records(cache):
     path = write_aime2025(cache, [("q", "1")])
     path.write_text('{"problem": "q", "solution": "1"}\n', encoding="utf-8")
     with pytest.raises(
-        ValueError,
+        InputError,
         match="record 0: expected fields 'question'\\+'answer' or "
         "'origin_prompt'\\+'gold_answer'; the record has 'problem', 'solution'",
     ):
         AIMEDataset.load(path="opencompass/aime2025", benchmark="AIME2025")
-    with pytest.raises(ValueError, match="unknown benchmark 'AIME2031'"):
+    with pytest.raises(InputError, match="unknown benchmark 'AIME2031'"):
         AIMEDataset.load(path="opencompass/aime2025", benchmark="AIME2031")
 
 

@@ -11,6 +11,7 @@ from opencompass.openicl.icl_evaluator import BaseEvaluator
 from evaluator_fixtures import KS, QUESTIONS, N, TinyDataset, make_dataset, make_predictions, run
 from exact import exact_mean
 from gpassk_opencompass import GPassKEvaluator
+from gpassk_opencompass.errors import InputError
 from loopback_openai import last_user_message
 
 
@@ -135,7 +136,7 @@ def test_bad_input_fails_before_any_judge_request(loopback_openai, change, messa
         order[6], order[7] = order[7], order[6]
         dataset = dataset.select(order)
     evaluator = GPassKEvaluator(model_name="loopback-model", url=server.url, **change.get("evaluator", {}))
-    with pytest.raises(ValueError) as error:
+    with pytest.raises(InputError) as error:
         run(evaluator, dataset, predictions, k=change.get("k", KS), n=change.get("n", N))
     assert message in str(error.value)
     assert server.requests == []
@@ -155,7 +156,7 @@ def test_bad_input_fails_before_any_judge_request(loopback_openai, change, messa
     ],
 )
 def test_bad_configuration_fails_at_construction(kwargs, message):
-    with pytest.raises(ValueError) as error:
+    with pytest.raises(InputError) as error:
         GPassKEvaluator(**kwargs)
     assert message in str(error.value)
 

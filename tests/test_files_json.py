@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from gpassk_opencompass import files
 from gpassk_opencompass.cli import main
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.grid.status import GridRun, config_status
 from gpassk_opencompass.judges.cache import VerdictCache, verdict_key
 from gpassk_opencompass.scoring.results_io import load_results
@@ -190,7 +191,7 @@ def test_a_deep_cache_line_is_skipped_like_a_torn_one(tmp_path):
 def test_a_bad_results_file_is_one_line_for_the_analysis_commands(tmp_path, capsys, content, message):
     path = tmp_path / "r.json"
     path.write_text(content)
-    with pytest.raises(ValueError, match=f"^{path}: {message}"):
+    with pytest.raises(InputError, match=f"^{path}: {message}"):
         load_results(path)
     assert main(["plan", str(path), "--n", "8"]) == 2
     assert f"{path}: {message}" in one_line(capsys.readouterr().err)

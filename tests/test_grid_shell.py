@@ -16,6 +16,7 @@ import pytest
 
 from generated_configs import generate_configs
 from gpassk_opencompass.cli import main
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.grid.launch import LaunchOptions, validate_options
 
 HOSTILE = "gpu; touch pwned #"
@@ -141,7 +142,7 @@ def test_the_real_slurm_runner_gets_a_checked_value_as_one_argument(tmp_path, co
     srun_arguments(HOSTILE, "normal")
     assert (tmp_path / "pwned").exists()
     (tmp_path / "pwned").unlink()
-    with pytest.raises(ValueError, match="is not a plain Slurm name"):
+    with pytest.raises(InputError, match="is not a plain Slurm name"):
         validate_options(LaunchOptions(tmp_path / "w", "opencompass", slurm=True, partition=HOSTILE))
 
 

@@ -84,7 +84,8 @@ def stop_and_check(process: subprocess.Popen, work: Path, signum: int) -> str:
         process.send_signal(signum)
         _, err = process.communicate(timeout=120)
         assert process.returncode == 128 + signum, err
-        assert f"{signal.Signals(signum).name}: the running launches were stopped" in err
+        said = f"gpassk grid: terminated by {signal.Signals(signum).name}; the running launches were stopped; "
+        assert said + "run the same command again to resume" in err
         assert not path.exists()
         wait_for(lambda: not group_members(pgid), "the launch's process group to end", tries=300)
     finally:  # never leave the launch behind, even when the test fails

@@ -278,7 +278,7 @@ def test_a_template_naming_the_protocol_generates_configs_whose_evaluator_uses_i
     # the default is the project's prompt, and is not written: configs of templates without the variable are unchanged
     default = writer.load_template(path, {**overrides, "judge_prompt": "gpassk-v2"})
     assert "judge_prompt" not in writer.plan(spec.expand(default), default, path)[0].text
-    with pytest.raises(InputError, match="judge_prompt must be one of gpassk-v2, livemathbench; got 'oc'"):
+    with pytest.raises(InputError, match="judge_prompt = 'oc': input should be 'gpassk-v2' or 'livemathbench'"):
         writer.load_template(path, {**overrides, "judge_prompt": "oc"})
 
 

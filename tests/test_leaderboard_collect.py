@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from gpassk_opencompass.cli import main
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.leaderboard import collect_runs
 from leaderboard_workdirs import (
     Spec,
@@ -227,10 +228,10 @@ def test_greedy_needs_evidence_of_deterministic_decoding(tmp_path, holder, expec
 
 
 def test_paths_that_hold_no_runs(tmp_path):
-    with pytest.raises(ValueError, match="is not a directory"):
+    with pytest.raises(InputError, match="is not a directory"):
         collect_runs([tmp_path / "missing"])
     (tmp_path / "empty").mkdir()
-    with pytest.raises(ValueError, match=r"no OpenCompass results under .*empty"):
+    with pytest.raises(InputError, match=r"no OpenCompass results under .*empty"):
         collect_runs([tmp_path / "empty"])
 
 
@@ -238,7 +239,7 @@ def test_a_broken_manifest_given_is_an_error_one_found_is_a_notice(tmp_path):
     write_run(tmp_path / "outputs", TS, standard_grid()[:1])
     broken = tmp_path / "manifest.json"
     broken.write_text('{"runs": [{"file": "x.py"}]}', encoding="utf-8")
-    with pytest.raises(ValueError, match="is not a generator manifest"):
+    with pytest.raises(InputError, match="is not a generator manifest"):
         collect_runs([tmp_path / "outputs"], manifests=[broken])
     collection = collect_runs([tmp_path])  # found while looking around: reported, not fatal
     assert len(collection.runs) == 1

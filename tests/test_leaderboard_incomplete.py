@@ -16,7 +16,7 @@ import os
 
 import pytest
 
-from gpassk_opencompass.cli import main
+from gpassk_opencompass.cli import EXIT_INTERRUPTED, main
 from gpassk_opencompass.leaderboard import build_leaderboard, collect_runs
 from leaderboard_workdirs import Spec, make_incomplete, read_results, set_written, write_results, write_run
 
@@ -194,7 +194,7 @@ def test_a_malformed_completeness_record_skips_the_file(tmp_path, change, messag
     assert any(message in notice.message and str(path) in notice.message for notice in collection.notices)
 
 
-def test_an_interrupted_write_leaves_the_previous_board_and_plots_intact(tmp_path, monkeypatch):
+def test_an_interrupted_write_leaves_the_previous_board_and_plots_intact(tmp_path, monkeypatch, capsys):
     outputs = tmp_path / "outputs"
     write_run(outputs, OLD, [SAMPLED, GREEDY])
     board = tmp_path / "board.md"
@@ -204,10 +204,9 @@ def test_an_interrupted_write_leaves_the_previous_board_and_plots_intact(tmp_pat
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, "replace", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        main(["leaderboard", str(outputs), "-o", str(board)])
+    assert main(["leaderboard", str(outputs), "-o", str(board)]) == EXIT_INTERRUPTED
+    assert capsys.readouterr().err.endswith("gpassk leaderboard: interrupted\n")
     assert board.read_text() == "the previous board\n"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["board.md", "outputs"]  # no temporary left
-    with pytest.raises(KeyboardInterrupt):
-        main(["leaderboard", str(outputs), "--plots", str(tmp_path / "plots")])
+    assert main(["leaderboard", str(outputs), "--plots", str(tmp_path / "plots")]) == EXIT_INTERRUPTED
     assert list((tmp_path / "plots").iterdir()) == []  # no half-written PNG

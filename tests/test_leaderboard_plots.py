@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from matplotlib.image import imread
 
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import g_pass_at_k
 from gpassk_opencompass.render.plots import PALETTE, calibration_plot, png_bytes, threshold_figure
 from gpassk_opencompass.uncertainty.planner import plan_table
@@ -70,7 +71,7 @@ def test_the_calibration_plot_puts_each_plan_at_its_simulated_width():
 )
 def test_the_calibration_plot_refuses_widths_it_cannot_place(realised, message):
     plans = plan_table([0.5] * 30, ns=[8], k=[4], thresholds=[1.0])
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(InputError, match=message):
         calibration_plot(plans, realised)
 
 

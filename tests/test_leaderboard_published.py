@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.leaderboard import load_published
 
 HERE = Path(__file__).resolve().parent
@@ -148,11 +149,11 @@ def test_a_bare_leaderboard_json_loads(tmp_path):
 def test_bad_published_files_are_named(tmp_path, content, message):
     path = tmp_path / "bad.json"
     path.write_text(content)
-    with pytest.raises(ValueError, match=message) as error:
+    with pytest.raises(InputError, match=message) as error:
         load_published(path)
     assert "bad.json" in str(error.value)
 
 
 def test_missing_published_file(tmp_path):
-    with pytest.raises(ValueError, match="cannot read published figures"):
+    with pytest.raises(InputError, match="cannot read published figures"):
         load_published(tmp_path / "nope.json")

@@ -178,7 +178,7 @@ def test_benchmark_selection(grid):
     ],
 )
 def test_bad_columns(k, thresholds, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(InputError, match=message):
         build_leaderboard([], k=k, thresholds=thresholds)
 
 
@@ -269,7 +269,7 @@ def test_comparison_with_the_published_figures(tmp_path):
 
 
 def test_negative_tolerance_is_refused():
-    with pytest.raises(ValueError, match="tolerance must be >= 0, got -1"):
+    with pytest.raises(InputError, match="tolerance must be >= 0, got -1"):
         compare_with_published(build_leaderboard([]), load_published(), tolerance=-1)
 
 

@@ -10,6 +10,7 @@ import time
 import pytest
 from loguru import logger
 
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import (
     PROMPT_VERSION,
     JudgeError,
@@ -316,7 +317,7 @@ def test_callable_from_inside_a_running_event_loop(loopback_openai):
     ],
 )
 def test_bad_settings_are_refused_on_construction(overrides, message):
-    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
         JudgeSettings(**overrides)
 
 
@@ -324,7 +325,7 @@ def test_bad_items_are_refused_before_any_request(loopback_openai):
     server = loopback_openai(exact_match_judge)
     with pytest.raises(ValueError, match="item 1 must be a JudgeItem, got dict"):
         judge_items([JudgeItem("q", "1", "1"), {"question": "q"}], llm(server), progress=False)
-    with pytest.raises(ValueError, match="language must be one of en, cn, got 'fr'"):
+    with pytest.raises(InputError, match="language must be one of en, cn, got 'fr'"):
         JudgeItem("q", "1", "1", language="fr")
     assert server.requests == []
 

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from generated_configs import generate_configs
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.plugin.token_estimate import estimate_tokens
 from loopback_openai import last_user_message
 from opencompass_e2e import read_predictions, run_opencompass
@@ -38,7 +39,7 @@ def test_estimate_is_subadditive_and_monotone(a, b):
 
 
 def test_estimate_rejects_bad_ratio():
-    with pytest.raises(ValueError, match="chars_per_token must be > 0, got 0"):
+    with pytest.raises(InputError, match="chars_per_token must be > 0, got 0"):
         estimate_tokens("x", 0)
 
 
@@ -127,7 +128,7 @@ def test_opencompass_openaisdk_would_fetch_a_tokenizer(offline, loopback_openai)
 def test_bad_chars_per_token(offline):
     from gpassk_opencompass.plugin.models import OfflineOpenAISDK
 
-    with pytest.raises(ValueError, match="chars_per_token must be > 0"):
+    with pytest.raises(InputError, match="chars_per_token must be > 0"):
         OfflineOpenAISDK(path="m", openai_api_base="http://127.0.0.1:9/v1", chars_per_token=0)
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from generated_configs import generate_configs
 from gpassk_opencompass.cli import main
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.plugin import preflight
 from gpassk_opencompass.plugin.preflight import Environment, ModelInfo, Requirement, check_configs, problem
 from opencompass_e2e import tiny_run_config
@@ -171,7 +172,7 @@ def test_problem_lines(model, environment, expected):
 def test_a_syntax_error_is_one_line(tmp_path):
     config = tmp_path / "broken.py"
     config.write_text("models = [dict(\n")
-    with pytest.raises(ValueError, match=r"^config .*broken.py line \d+: "):
+    with pytest.raises(InputError, match=r"^config .*broken.py line \d+: "):
         check_configs([config])
 
 

@@ -15,6 +15,7 @@ from scipy import stats
 import gpassk_opencompass
 from exact import exact_g_pass
 from gpassk_opencompass.cli import EXIT_OK, EXIT_USAGE, main
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import JudgeSettings
 from gpassk_opencompass.judges.types import judge_endpoint
 from gpassk_opencompass.render.score_report import format_report
@@ -160,7 +161,7 @@ def test_schema_1_and_0_files_read(both):
 def test_each_malformed_field_is_a_one_line_error(both, change, message):
     broken = copy.deepcopy(both)
     change(broken)
-    with pytest.raises(ValueError) as error:
+    with pytest.raises(InputError) as error:
         read_results(broken, "r.json")
     text = str(error.value)
     assert text.startswith("r.json: ") and message in text and "\n" not in text
@@ -177,7 +178,7 @@ def test_rule_correct_is_read_when_recorded(both):
 def test_a_malformed_file_on_disk(tmp_path):
     path = tmp_path / "r.json"
     path.write_text("{not json")
-    with pytest.raises(ValueError, match=r"r.json: not valid JSON \(.* at line 1 column \d+\)$"):
+    with pytest.raises(InputError, match=r"r.json: not valid JSON \(.* at line 1 column \d+\)$"):
         load_results(path)
 
 
@@ -201,7 +202,7 @@ def test_one_name_per_judge_setting(given, expected):
 
 
 def test_two_different_values_for_one_setting_are_refused():
-    with pytest.raises(ValueError, match="the judge model is given twice with different values"):
+    with pytest.raises(InputError, match="the judge model is given twice with different values"):
         judge_endpoint(model_name="A", eval_model_name="B")
 
 

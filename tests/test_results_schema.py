@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from gpassk_opencompass.cli import EXIT_OK, main
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges.types import Verdict
 from gpassk_opencompass.leaderboard.records import Interval as LeaderboardInterval
 from gpassk_opencompass.scoring import ResultsFile, load_results, read_results
@@ -94,7 +95,7 @@ def test_a_metric_written_as_a_string_is_refused_in_one_line(scored_file):
     document = json.loads(scored_file.read_text(encoding="utf-8"))
     document["mG-Pass@4"] = "12.5"
     with pytest.raises(
-        ValueError,
+        InputError,
         match=r"^r.json: mG-Pass@4 = '12.5': input should be a valid number$",
     ):
         read_results(document, "r.json")
@@ -103,5 +104,5 @@ def test_a_metric_written_as_a_string_is_refused_in_one_line(scored_file):
 def test_an_unknown_gpassk_field_is_named_with_a_suggestion(scored_file):
     document = json.loads(scored_file.read_text(encoding="utf-8"))
     document["gpassk"]["benchmrk"] = "AIME2025"
-    with pytest.raises(ValueError, match=r"^r.json: unknown field 'benchmrk'; did you mean 'benchmark'\?"):
+    with pytest.raises(InputError, match=r"^r.json: unknown field 'benchmrk'; did you mean 'benchmark'\?"):
         read_results(document, "r.json")

@@ -15,6 +15,7 @@ import pytest
 from mmengine.config import Config
 
 from gpassk_opencompass.cli import main
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.leaderboard import collect_runs
 from gpassk_opencompass.plugin.rejudge import find_targets
 from gpassk_opencompass.plugin.runs import (
@@ -106,7 +107,7 @@ def test_rejudge_refuses_a_saved_config_with_code_in_one_line(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     run_dir = hostile_run(tmp_path, text)
     (run_dir / "predictions" / "model-7b_t0-7").mkdir(parents=True)
-    with pytest.raises(ValueError, match="not read: ") as error:  # UnreadableConfig, as a user's InputError
+    with pytest.raises(InputError, match="not read: ") as error:  # UnreadableConfig, as a user's InputError
         find_targets(run_dir)
     assert reason in str(error.value)
     assert main(["rejudge", str(run_dir), "--judge", "rule", "--output", str(tmp_path / "rejudged")]) == 2

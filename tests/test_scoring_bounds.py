@@ -9,6 +9,7 @@ import pytest
 from evaluator_fixtures import run as run_evaluator
 from gpassk_opencompass import GPassKEvaluator
 from gpassk_opencompass.cli import EXIT_USAGE, main
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import MAX_BOOTSTRAP, MAX_N, summarize_uncertainty
 from loopback_judge import exact_match_judge
 from scoring_fixtures import MODEL, generations, write_jsonl
@@ -63,14 +64,14 @@ def test_score_refuses_them_before_any_judge_request(loopback_openai, tmp_path, 
 
 
 def test_bootstrap_memory_is_bounded_with_a_message():
-    with pytest.raises(ValueError, match=r"n_boot=100000 x 1001 .* more than 50000000 \(MAX_BOOTSTRAP_CELLS\)"):
+    with pytest.raises(InputError, match=r"n_boot=100000 x 1001 .* more than 50000000 \(MAX_BOOTSTRAP_CELLS\)"):
         summarize_uncertainty(list(range(1001)), 1000, k=[1], thresholds=[1.0], n_boot=100_000)
 
 
 def test_evaluator_refuses_repeats_before_judging(loopback_openai):
-    with pytest.raises(ValueError, match=r"thresholds repeat tau=0\.5"):
+    with pytest.raises(InputError, match=r"thresholds repeat tau=0\.5"):
         GPassKEvaluator(judge="rule", thresholds=[0.5, 1.0, 0.5])
     server = loopback_openai(exact_match_judge)
-    with pytest.raises(ValueError, match="ks repeat k=4"):
+    with pytest.raises(InputError, match="ks repeat k=4"):
         run_evaluator(GPassKEvaluator(model_name=MODEL, url=server.url), k=[4, 4])
     assert server.requests == []

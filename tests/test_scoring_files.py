@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from gpassk_opencompass.cli import EXIT_OK, EXIT_USAGE, main
+from gpassk_opencompass.errors import InputError
 from loopback_judge import exact_match_judge
 from scoring_fixtures import MODEL, generations, write_jsonl
 
@@ -85,7 +86,7 @@ def test_rejudge_output_inside_the_run_is_refused_before_any_work(tmp_path, caps
 
     target = RejudgeTarget(run, "model", "data", {}, {}, run / "configs" / "c.py")
     for output in (run, run / "rejudged"):
-        with pytest.raises(ValueError, match="is inside the run being re-judged"):
+        with pytest.raises(InputError, match="is inside the run being re-judged"):
             rejudge([target], output, dict(judge="rule"))
     assert sorted(str(path.relative_to(run)) for path in run.rglob("*")) == [
         "configs",

@@ -23,7 +23,3 @@ May import: :mod:`~gpassk_opencompass.scoring.results`, :mod:`~gpassk_opencompas
 matplotlib only through :mod:`~gpassk_opencompass.render`, when ``--html`` or the plot is asked for); never
 OpenCompass.
 """
-
-from gpassk_opencompass.analysis.inputs import IncompleteResults
-
-__all__ = ["IncompleteResults"]

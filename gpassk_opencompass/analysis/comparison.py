@@ -7,7 +7,7 @@ G-Pass@k_tau, mG-Pass@k for the shared k and the thresholds of either file --
 gets the difference A - B, its paired bootstrap interval and the sign-flip
 permutation p-value (:func:`~gpassk_opencompass.uncertainty.paired.paired_comparison`).
 
-A run with unresolved verdicts is refused (:class:`~gpassk_opencompass.analysis.IncompleteResults`,
+A run with unresolved verdicts is refused (:class:`~gpassk_opencompass.errors.IncompleteResults`,
 exit 3): its counts would score them as wrong. Runs of different benchmarks
 (as recorded) are refused too, and so are runs whose questions differ under
 the same ids (each question's ``question_sha256``, a digest of its text and
@@ -22,9 +22,9 @@ import os
 from dataclasses import dataclass
 from typing import ClassVar
 
-from gpassk_opencompass.analysis.inputs import IncompleteResults, check_outputs, load_with_details, match_questions
+from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details, match_questions
 from gpassk_opencompass.checks import examples
-from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.errors import IncompleteResults, InputError
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
 from gpassk_opencompass.render.reports import to_markdown, write_report
 from gpassk_opencompass.scoring.results import ResultsFile

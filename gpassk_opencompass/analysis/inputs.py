@@ -16,10 +16,6 @@ from gpassk_opencompass.scoring.results_io import load_results
 MATCH_BY = ("id", "position")
 
 
-class IncompleteResults(Exception):
-    """A results file has unresolved verdicts where the answer would need them (exit code 3)."""
-
-
 def load_with_details(path: str | os.PathLike) -> ResultsFile:
     """A results file with its per-question ``details`` and believable values (one-line ``InputError`` otherwise:
     a file whose :attr:`~gpassk_opencompass.scoring.results.ResultsFile.problems` are not empty is refused).

@@ -277,7 +277,7 @@ def plan(
 
 def calibration_png_bytes(points: Sequence[CalibrationPoint], pilot_name: str) -> bytes:
     """Planned against simulated half-width, one point per metric x n x question count, as PNG."""
-    from gpassk_opencompass.render.plots import calibration_plot, png_bytes  # matplotlib only when asked
+    from gpassk_opencompass.render.plots import calibration_plot, png_bytes  # deferred: matplotlib, when asked
 
     realised = {(point.planned.key, point.planned.n, point.planned.questions): [point.realised] for point in points}
     return png_bytes(

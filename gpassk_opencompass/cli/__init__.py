@@ -5,13 +5,16 @@ the parser it registers carries ``func=run`` where ``run(args) -> int`` (an
 exit code of :func:`exit_codes`). Only the chosen subcommand's module is
 imported (``gpassk --help`` lists them all from :data:`SUBCOMMANDS`). Every
 command logs through one stderr sink whose records are redacted
-(:func:`configure_logging`); an :class:`~gpassk_opencompass.errors.InputError`
-is printed as one redacted line with exit code 2, a
-:class:`~gpassk_opencompass.errors.WriteError` (a full disk) as one line with
-exit code 5; any other exception is a bug and keeps its traceback. SIGTERM and
-SIGHUP stop every command as Ctrl-C does (:func:`stop_on_signals`): its cleanup
-runs (judge workers killed, grid launches stopped, verdicts kept), and it exits
-128 + the signal's number.
+(:func:`configure_logging`). An exception that ends a command is mapped to its
+exit code and one redacted line in one place, :func:`ending`, which :func:`main`
+applies to every command: a user mistake (:class:`~gpassk_opencompass.errors.InputError`)
+2, unresolved verdicts refused (:class:`~gpassk_opencompass.errors.IncompleteResults`) 3,
+the judge failing 4, a refused write (:class:`~gpassk_opencompass.errors.WriteError`) 5,
+Ctrl-C 130; any other exception is a bug and keeps its traceback (exit 1).
+SIGTERM and SIGHUP stop every command as Ctrl-C does (:func:`stop_on_signals`):
+its cleanup runs (judge workers killed, grid launches stopped, verdicts kept),
+and it exits 128 + the signal's number. A command that keeps something for a
+rerun says so when it stops (:class:`Resumable`).
 
 Exit codes, shared by every subcommand (docs/exit-codes.md):
 
@@ -35,10 +38,11 @@ import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from importlib import import_module
 
 from gpassk_opencompass import __version__
-from gpassk_opencompass.errors import InputError, WriteError
+from gpassk_opencompass.errors import IncompleteResults, InputError, WriteError, clause
 from gpassk_opencompass.redaction import redact
 
 #: Every subcommand (a module of this package) and its one-line help, in the order ``gpassk --help`` lists them.
@@ -132,15 +136,74 @@ def stop_on_signals(signals: Sequence[int] = (signal.SIGTERM, signal.SIGHUP)) ->
             signal.signal(signum, action)
 
 
-def stopped(stop: KeyboardInterrupt) -> tuple[str, int]:
-    """What stopped a command, and its exit code: Ctrl-C (130), or a signal (:class:`Terminated`: 128 + its number).
+@dataclass(frozen=True)
+class Resumable:
+    """What a command leaves for a rerun, said when it stops early (Ctrl-C, a signal, the judge failing, a
+    refused write): a command sets ``args.resumable`` once it is known; :func:`ending` says it.
 
-    >>> stopped(KeyboardInterrupt()), stopped(Terminated(signal.SIGTERM))
-    (('interrupted', 130), ('terminated by SIGTERM', 143))
+    Attributes:
+        left: what it leaves, e.g. ``"every verdict that arrived is kept in c.jsonl"``.
+        store: the file that keeps it: a refused write of that file says itself what it kept.
+        after_write: whether a refused write of another file leaves it so (said then too).
     """
-    if isinstance(stop, Terminated):
-        return f"terminated by {stop.args[0]}", EXIT_SIGNAL_BASE + stop.signum
-    return "interrupted", EXIT_INTERRUPTED
+
+    left: str
+    store: str | None = None
+    after_write: bool = True
+
+
+#: What :func:`ending` adds after what a stopped command left.
+RESUME = "run the same command again to resume"
+
+
+def ending(error: BaseException, resumable: Resumable | None = None) -> tuple[int, str] | None:
+    """The exit code and the one line (after ``gpassk COMMAND: ``) of an exception that ends a command;
+    ``None`` for any other exception: a bug, which keeps its traceback (exit code 1).
+
+    >>> ending(InputError("--k 16: k must be <= n = 8"))
+    (2, 'error: --k 16: k must be <= n = 8')
+    >>> ending(KeyboardInterrupt())
+    (130, 'interrupted')
+    >>> ending(Terminated(signal.SIGTERM), Resumable("every verdict that arrived is kept in c.jsonl"))
+    (143, 'terminated by SIGTERM; every verdict that arrived is kept in c.jsonl; run the same command again to resume')
+    >>> ending(ValueError("an internal invariant broke")) is None
+    True
+    """
+    left = f"; {resumable.left}" if resumable is not None else ""
+    if isinstance(error, InputError):
+        return EXIT_USAGE, f"error: {error}"
+    if isinstance(error, IncompleteResults):
+        return EXIT_INCOMPLETE, str(error)
+    if isinstance(error, WriteError):
+        still_left = resumable is not None and resumable.after_write and error.path != resumable.store
+        return EXIT_WRITE_FAILED, f"error: {clause(error)}{left}" if still_left else f"error: {error}"
+    if isinstance(error, KeyboardInterrupt):  # Ctrl-C, or SIGTERM/SIGHUP (stop_on_signals: 128 + its number)
+        what, code = (
+            (f"terminated by {error.args[0]}", EXIT_SIGNAL_BASE + error.signum)
+            if isinstance(error, Terminated)
+            else ("interrupted", EXIT_INTERRUPTED)
+        )
+        return code, f"{what}{left}; {RESUME}" if left else what
+    from gpassk_opencompass.judges import JudgeError  # deferred: gpassk --version imports no judge
+
+    if isinstance(error, JudgeError):  # one that stopped mid-run already says where its verdicts are kept
+        said = error.arrived or resumable is None
+        return (
+            EXIT_JUDGE_FAILED,
+            f"the judge failed: {error}" if said else f"the judge failed: {clause(error)}{left}; {RESUME}",
+        )
+    return None
+
+
+def exit_code(prog: str, error: BaseException, resumable: Resumable | None = None) -> int | None:
+    """The exit code of an exception that ends ``prog`` (:func:`ending`), its one redacted line printed on
+    stderr; ``None`` for a bug, which the caller raises again (its traceback, exit code 1)."""
+    mapped = ending(error, resumable)
+    if mapped is None:
+        return None
+    code, line = mapped
+    print(redact(f"{prog}: {line}"), file=sys.stderr)
+    return code
 
 
 def exit_codes_epilog(codes: Iterable[int] | None = None) -> str:
@@ -289,13 +352,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with stop_on_signals():
             return args.func(args)
-    except InputError as error:
-        print(f"gpassk {args.command}: error: {redact(str(error))}", file=sys.stderr)
-        return EXIT_USAGE
-    except WriteError as error:
-        print(f"gpassk {args.command}: error: {redact(str(error))}", file=sys.stderr)
-        return EXIT_WRITE_FAILED
-    except Terminated as stop:  # a command with nothing more to say about it
-        what, code = stopped(stop)
-        print(f"gpassk {args.command}: {what}", file=sys.stderr)
+    except (Exception, KeyboardInterrupt) as error:
+        code = exit_code(f"gpassk {args.command}", error, getattr(args, "resumable", None))
+        if code is None:
+            raise  # a bug: its traceback, exit code 1
         return code

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from gpassk_opencompass import defaults
-from gpassk_opencompass.cli import EXIT_INCOMPLETE, EXIT_OK, SUBCOMMANDS, add_match_by_option
+from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS, add_match_by_option
 
 
 def add_parser(subparsers) -> None:
@@ -56,24 +56,18 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gpassk_opencompass.analysis import IncompleteResults
     from gpassk_opencompass.analysis.comparison import compare
-    from gpassk_opencompass.redaction import redact
 
-    try:
-        text = compare(
-            args.run_a,
-            args.run_b,
-            ci=args.ci,
-            n_boot=args.n_boot,
-            n_perm=args.n_perm,
-            seed=args.seed,
-            json_path=args.json,
-            markdown_path=args.markdown,
-            match_by=args.match_by,
-        )
-    except IncompleteResults as error:
-        print(f"gpassk compare: {redact(str(error))}", file=sys.stderr)
-        return EXIT_INCOMPLETE
+    text = compare(
+        args.run_a,
+        args.run_b,
+        ci=args.ci,
+        n_boot=args.n_boot,
+        n_perm=args.n_perm,
+        seed=args.seed,
+        json_path=args.json,
+        markdown_path=args.markdown,
+        match_by=args.match_by,
+    )
     sys.stdout.write(text)
     return EXIT_OK

@@ -23,8 +23,8 @@ from gpassk_opencompass.cli import (
     EXIT_SIGNAL_BASE,
     EXIT_USAGE,
     SUBCOMMANDS,
+    Resumable,
     exit_codes_epilog,
-    stopped,
 )
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.grid import launch as grid_launch
@@ -43,7 +43,6 @@ EXIT_OF_OUTCOME = {
 STATUS_CODES = (EXIT_OK, EXIT_NOT_DONE, EXIT_USAGE, EXIT_INCOMPLETE)
 RUN_CODES = (*STATUS_CODES, EXIT_INTERRUPTED, EXIT_SIGNAL_BASE + signal.SIGTERM)
 
-STOPPED = "the running launches were stopped; run the same command again to resume"
 
 RUN_EPILOG = """
 OpenCompass exits 0 even when a task fails, so success is read from each config's results file.
@@ -262,14 +261,10 @@ def run(args: argparse.Namespace) -> int:
             runner,
             options.work_dir,
         )
-    try:
-        if environment is not None and launches:
-            logger.info(cleared)
-        grid_launch.Launcher(options, env=environment).run(launches, progress=not args.no_progress)
-    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM/SIGHUP (cli.stop_on_signals)
-        what, code = stopped(stop)
-        logger.warning("{}: {}", what, STOPPED)
-        return code
+    if environment is not None and launches:
+        logger.info(cleared)
+    args.resumable = Resumable("the running launches were stopped", after_write=False)  # on Ctrl-C or a signal
+    grid_launch.Launcher(options, env=environment).run(launches, progress=not args.no_progress)
     final = grid_status.grid_status(grid, options.work_dir)
     _print_statuses(final, show_done=False)
     return EXIT_OF_OUTCOME[grid_status.outcome(final)]

@@ -1,23 +1,14 @@
 """``gpassk rejudge``: judge a finished OpenCompass run's saved predictions again, without generating.
 
-Parses the arguments, calls :func:`gpassk_opencompass.plugin.rejudge.rejudge_run`
-and maps its outcome to an exit code.
+Parses the arguments and calls :func:`gpassk_opencompass.plugin.rejudge.rejudge_run`;
+an exception it raises is mapped to its exit code by :func:`gpassk_opencompass.cli.ending`.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from gpassk_opencompass.cli import (
-    EXIT_INCOMPLETE,
-    EXIT_JUDGE_FAILED,
-    EXIT_OK,
-    EXIT_USAGE,
-    SUBCOMMANDS,
-    add_k_option,
-    exit_codes_epilog,
-    stopped,
-)
+from gpassk_opencompass.cli import EXIT_INCOMPLETE, EXIT_OK, SUBCOMMANDS, Resumable, add_k_option, exit_codes_epilog
 from gpassk_opencompass.cli.score import (
     add_judge_options,
     add_metric_options,
@@ -25,6 +16,7 @@ from gpassk_opencompass.cli.score import (
     resume_hint,
     say,
 )
+from gpassk_opencompass.redaction import redact
 
 EXAMPLES = """examples:
   gpassk rejudge outputs/20250213_101500 --judge llm --judge-url http://10.0.0.5:8000/v1 --judge-model LiveMath-Judge
@@ -79,26 +71,13 @@ def evaluator_keywords(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gpassk_opencompass.errors import InputError, clause
-    from gpassk_opencompass.judges import JudgeError
+    # deferred: OpenCompass and the scoring stack only when re-judging, not for `gpassk rejudge --help`
     from gpassk_opencompass.plugin.rejudge import rejudge_run
-    from gpassk_opencompass.redaction import redact
     from gpassk_opencompass.render.score_report import format_report, unresolved_summary
 
     kept = "every verdict that arrived is kept under the output run's results/"
-    try:
-        rejudged = rejudge_run(args.run, evaluator_keywords(args), output_dir=args.output, ks=args.k)
-    except InputError as error:
-        say(f"gpassk rejudge: error: {error}")
-        return EXIT_USAGE
-    except JudgeError as error:  # one that stopped mid-run already says where its verdicts are kept
-        hint = "" if error.arrived else f"; {kept}; run the same command again to resume"
-        say(f"gpassk rejudge: the judge failed: {clause(error) if hint else error}{hint}")
-        return EXIT_JUDGE_FAILED
-    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM/SIGHUP (stop_on_signals)
-        what, code = stopped(stop)
-        say(f"gpassk rejudge: {what}; {kept}; run the same command again to resume")
-        return code
+    args.resumable = Resumable(kept, after_write=False)  # its cache is under the output run too
+    rejudged = rejudge_run(args.run, evaluator_keywords(args), output_dir=args.output, ks=args.k)
     incomplete = False
     for one in rejudged:
         print(f"== {one.target.model_abbr} x {one.target.dataset_abbr}: {one.path}")

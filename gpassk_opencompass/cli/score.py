@@ -1,7 +1,7 @@
 """``gpassk score``: judge a generations JSONL file and compute G-Pass@k (no OpenCompass run needed).
 
-Parses the arguments, calls :func:`gpassk_opencompass.scoring.flow.score_file`
-and maps its outcome to an exit code. A finished OpenCompass run is
+Parses the arguments and calls :func:`gpassk_opencompass.scoring.flow.score_file`;
+an exception it raises is mapped to its exit code by :func:`gpassk_opencompass.cli.ending`. A finished OpenCompass run is
 ``gpassk rejudge``'s job.
 """
 
@@ -13,19 +13,18 @@ import sys
 from gpassk_opencompass import defaults
 from gpassk_opencompass.cli import (
     EXIT_INCOMPLETE,
-    EXIT_JUDGE_FAILED,
     EXIT_OK,
-    EXIT_USAGE,
-    EXIT_WRITE_FAILED,
     SUBCOMMANDS,
+    Resumable,
     add_k_option,
     add_thresholds_option,
     exit_codes_epilog,
-    stopped,
 )
-from gpassk_opencompass.errors import InputError, WriteError
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import JudgeSettings
 from gpassk_opencompass.judges.user import DEFAULT_TIMEOUT
+from gpassk_opencompass.log import logger
+from gpassk_opencompass.redaction import redact
 
 EXAMPLES = """examples:
   gpassk score generations.jsonl --k 4 8 16
@@ -288,29 +287,20 @@ def resume_hint(kind: str, kept: str, rule_timeout: int) -> str:
 
 def say(message: str) -> None:
     """Print one redacted message to stderr."""
-    from gpassk_opencompass.redaction import redact
-
     print(redact(message), file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
-    from gpassk_opencompass.errors import clause
-    from gpassk_opencompass.judges import JudgeError
+    # deferred: the scoring stack (judges, numpy, pydantic) only when scoring, not for `gpassk score --help`
     from gpassk_opencompass.judges.registry import resolve_judge, with_verdict_cache
-    from gpassk_opencompass.log import logger
-    from gpassk_opencompass.redaction import redact
     from gpassk_opencompass.render.score_report import format_report, unresolved_summary
     from gpassk_opencompass.scoring.flow import score_file
 
-    try:
-        if args.cache and args.no_cache:
-            raise InputError("--cache and --no-cache contradict each other; give one")
-        cache_choice = False if args.no_cache else (args.cache or True)
-        judge = with_verdict_cache(resolve_judge(args.judge, **judge_options(args)), cache_choice, args.input)
-        request = scoring_request(args, args.k)
-    except InputError as error:
-        say(f"gpassk score: error: {error}")
-        return EXIT_USAGE
+    if args.cache and args.no_cache:
+        raise InputError("--cache and --no-cache contradict each other; give one")
+    cache_choice = False if args.no_cache else (args.cache or True)
+    judge = with_verdict_cache(resolve_judge(args.judge, **judge_options(args)), cache_choice, args.input)
+    request = scoring_request(args, args.k)
     kind, cache = judge.name, judge.cache_path
     if args.judge == "auto":
         logger.info("judge: {} ({})", kind, "--judge-url given" if args.judge_url else "no --judge-url")
@@ -321,32 +311,16 @@ def run(args: argparse.Namespace) -> int:
     )
     if cache is not None:
         logger.info("verdict cache: {} (rerun the same command to resume)", cache)
-    try:
-        result = score_file(
-            args.input,
-            request,
-            judge,
-            output=args.output,
-            cache=cache if cache is not None else False,  # the policy applied above, once
-            progress=not args.quiet,
-            format=args.format,
-        )
-    except InputError as error:
-        say(f"gpassk score: error: {error}")
-        return EXIT_USAGE
-    except JudgeError as error:  # one that stopped mid-run already says where its verdicts are kept
-        hint = "" if error.arrived else f"; {kept}; run the same command again to resume"
-        say(f"gpassk score: the judge failed: {clause(error) if hint else error}{hint}")
-        return EXIT_JUDGE_FAILED
-    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM/SIGHUP (stop_on_signals): the workers are gone
-        what, code = stopped(stop)
-        say(f"gpassk score: {what}; {kept}; run the same command again to resume")
-        return code
-    except (
-        WriteError
-    ) as error:  # the output (the verdicts are in the cache), or the cache itself (it says what it kept)
-        say(f"gpassk score: error: {clause(error)}{'' if error.path == str(cache) else f'; {kept}'}")
-        return EXIT_WRITE_FAILED
+    args.resumable = Resumable(kept, store=None if cache is None else str(cache))
+    result = score_file(
+        args.input,
+        request,
+        judge,
+        output=args.output,
+        cache=cache if cache is not None else False,  # the policy applied above, once
+        progress=not args.quiet,
+        format=args.format,
+    )
     incomplete = result.unresolved > 0
     if incomplete:
         say(

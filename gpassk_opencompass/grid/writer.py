@@ -93,7 +93,7 @@ def load_template(path: str, overrides: Mapping[str, Any] | None = None) -> Grid
     """
     refuse_unsafe_text("the template path", path)
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"template {path!r} does not exist")
+        raise InputError(f"template {path!r} does not exist")
     try:
         config = Config.fromfile(path)
     except SyntaxError as error:
@@ -301,7 +301,7 @@ def write(files: Sequence[PlannedFile], out_dir: str | os.PathLike, force: bool 
     removed afterwards (:func:`remove_stale`: only files that manifest lists and this generator wrote).
 
     Raises:
-        FileExistsError: some files exist and ``force`` is false.
+        InputError: some files exist and ``force`` is false.
         InputError: ``out_dir`` is not a folder, or a planned file is there and is not a regular file
             (``files.check_replaceable``); nothing is written.
     """
@@ -311,7 +311,7 @@ def write(files: Sequence[PlannedFile], out_dir: str | os.PathLike, force: bool 
         check_replaceable(None, directory / file.name)
     clashes = existing(files, out_dir)
     if clashes and not force:
-        raise FileExistsError(
+        raise InputError(
             f"{len(clashes)} of the {len(files)} files already exist in {out_dir} "
             f"(first: {clashes[0]}); nothing was written. Pass --force to overwrite them"
         )

@@ -242,7 +242,7 @@ def _index_manifests(
     for path in paths:
         try:
             runs = read_manifest(path)
-        except ValueError as error:
+        except InputError as error:
             if strict:
                 raise
             notices.append(Notice(f"ignored {error}", path))

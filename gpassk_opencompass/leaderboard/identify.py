@@ -244,7 +244,7 @@ def _read(results: Mapping | ResultsFile, results_path: Path | None = None) -> R
         return results
     try:
         return read_results(results, str(results_path) if results_path is not None else "the results")
-    except ValueError as error:
+    except InputError as error:
         message = str(error)
         if results_path is not None and message.startswith(f"{results_path}: "):
             message = message[len(f"{results_path}: ") :]

@@ -240,7 +240,7 @@ def make_leaderboard(request: LeaderboardRequest, stdout: TextIO | None = None) 
     logger.info(f"{rows} row(s) on {len(board.tables)} benchmark(s) from {len(collection.runs)} results file(s)")
     write_outputs(board, targets, intervals=request.intervals, stdout=stdout)
     if request.plots is not None:
-        from gpassk_opencompass.render.plots import write_plots  # matplotlib only when asked
+        from gpassk_opencompass.render.plots import write_plots  # deferred: matplotlib, when asked
 
         for path in write_plots(board, request.plots):
             logger.info("wrote {}", path)

@@ -152,7 +152,7 @@ def _shared_counts(
     for row in rows:
         try:
             record = load(row.sources[0])
-        except ValueError as error:
+        except InputError as error:
             return np.empty(0), 0, str(error)
         if not record.complete:
             return (
@@ -204,6 +204,6 @@ def _shared_counts(
     n = n_values.pop()
     try:
         metric_values(matrix[:1], n, metric)  # k <= n, else one line naming them
-    except ValueError as error:
+    except InputError as error:
         return np.empty(0), 0, str(error)
     return matrix, n, None

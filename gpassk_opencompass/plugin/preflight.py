@@ -50,9 +50,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gpassk_opencompass.checks import question_range
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import read_bytes_bounded
 from gpassk_opencompass.log import logger
+from gpassk_opencompass.plugin.data_check import ERROR, check_benchmark
 from gpassk_opencompass.plugin.runs import MAX_CONFIG_BYTES
 
 #: Model class name fragments -> (label, packages, GPU needed whatever num_gpus says).
@@ -413,9 +415,6 @@ def data_problems(configs: Iterable[str | os.PathLike]) -> list[str]:
     ``path``), once per distinct set, by :func:`gpassk_opencompass.plugin.data_check.check_benchmark`;
     a ``test_range`` that selects none of the questions found is a problem too.
     """
-    from gpassk_opencompass.checks import question_range
-    from gpassk_opencompass.plugin.data_check import ERROR, check_benchmark
-
     users: dict[str, tuple[str, dict[str, Any], list[str]]] = {}
     for config in configs:
         for name, arguments in _read(config, datasets_from_source):

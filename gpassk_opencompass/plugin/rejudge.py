@@ -17,19 +17,15 @@ questions, references and split/language columns.
 from __future__ import annotations
 
 import copy
+import inspect
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
-    from gpassk_opencompass.scoring.results import ResultsFile
 
 from opencompass.registry import MODELS
 
-from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.files import (
     check_not_inside,
     check_replaceable,
@@ -37,13 +33,17 @@ from gpassk_opencompass.files import (
     read_bytes_bounded,
     write_bytes_atomic,
 )
+from gpassk_opencompass.log import logger
 from gpassk_opencompass.plugin.config_types import resolve_config_types
+from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
 from gpassk_opencompass.plugin.runs import (
     MAX_CONFIG_BYTES,
     load_saved_config,
     prediction_parts,
     saved_config_paths,
 )
+from gpassk_opencompass.scoring.results import ResultsFile
+from gpassk_opencompass.scoring.results_io import load_results
 
 
 @dataclass(frozen=True)
@@ -85,10 +85,7 @@ def find_targets(path: str | os.PathLike) -> list[RejudgeTarget]:
     if not configs:
         raise InputError(f"{run_dir} has no saved config (configs/*.py): cannot tell how its predictions were made")
     config_path = configs[0]
-    try:
-        saved = load_saved_config(config_path)  # as data: UnreadableConfig names the file and line
-    except ValueError as error:
-        raise InputError(str(error)) from None
+    saved = load_saved_config(config_path)  # as data: UnreadableConfig names the file and line
     config = resolve_config_types(saved, config_path)  # every type named, or one line before anything else
     model_dirs = (
         models
@@ -150,10 +147,6 @@ def with_judge(dataset_cfg: Mapping, evaluator: Mapping, ks: Sequence[int] | Non
     GPassKEvaluator keywords of the original evaluator are kept (benchmark,
     question column, subsets, ...); ``evaluator`` overrides them.
     """
-    import inspect
-
-    from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
-
     entry = copy.deepcopy(dict(dataset_cfg))
     eval_cfg = dict(entry.get("eval_cfg") or {})
     original = dict(eval_cfg.get("evaluator") or {})
@@ -197,10 +190,7 @@ def rejudge(
 
     output_dir = Path(output_dir)
     for run_dir in dict.fromkeys(target.run_dir for target in targets):
-        try:
-            check_not_inside("--output", output_dir, "the run being re-judged", run_dir)
-        except ValueError as error:
-            raise InputError(str(error)) from None
+        check_not_inside("--output", output_dir, "the run being re-judged", run_dir)
     prepared = []
     for target in targets:  # every check before the first judgment
         check_replaceable("--output", _results_path(output_dir, target))  # OpenCompass writes it: a file or none
@@ -230,8 +220,6 @@ def rejudge(
         result = _results_path(output_dir, target)
         reason = _why_judge_again(result, asked, dataset_cfg.get("k", 1)) if result.is_file() else None
         if reason is not None:  # OpenCompass skips a dataset whose results file exists
-            from gpassk_opencompass.log import logger
-
             logger.info("judging {} x {} again into {}: {}", target.model_abbr, target.dataset_abbr, result, reason)
             result.unlink()
         task = OpenICLEvalTask(
@@ -286,12 +274,9 @@ def _why_judge_again(results_file: Path, asked: GPassKEvaluator, ks) -> str | No
     another judge, judge model, prompt version, k, thresholds, or other
     intervals (bootstrap or Bayesian, their level, the prior).
     """
-    from gpassk_opencompass.errors import clause
-    from gpassk_opencompass.scoring.results_io import load_results
-
     try:
         record = load_results(results_file)
-    except ValueError as error:
+    except InputError as error:
         return f"the existing results do not read ({clause(error)})"
     if not record.complete:
         return "the existing results are incomplete (only the missing verdicts are asked)"
@@ -338,13 +323,8 @@ def _results_path(output_dir: Path, target: RejudgeTarget) -> Path:
 
 def _instantiate_evaluator(dataset_cfg: Mapping) -> GPassKEvaluator:
     """Build the evaluator now so a bad judge setting fails before anything runs; it says what will judge."""
-    from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
-
     keywords = {key: value for key, value in dataset_cfg["eval_cfg"]["evaluator"].items() if key != "type"}
-    try:
-        return GPassKEvaluator(**keywords)
-    except ValueError as error:
-        raise InputError(str(error)) from None
+    return GPassKEvaluator(**keywords)
 
 
 def _link_predictions(target: RejudgeTarget, output_dir: Path) -> None:
@@ -392,13 +372,9 @@ def rejudge_run(
         InputError: a bad path, output or setting, before anything is judged.
         JudgeError: the judge cannot serve the run.
     """
-    from gpassk_opencompass.scoring.results_io import load_results
-
     targets = find_targets(path)
     output_dir = Path(output_dir) if output_dir is not None else default_output(targets)
     check_writable_folder("--output", output_dir)
-    from gpassk_opencompass.log import logger
-
     for target in targets:
         logger.info(
             "re-judging {} x {} from {} into {}", target.model_abbr, target.dataset_abbr, target.run_dir, output_dir

@@ -105,7 +105,7 @@ class AIMEDataset(BaseDataset):
         local = dataset_mapping(dataset_id).get("local") or dataset_id
         try:
             location = locate(dataset_id, HOW_TO_GET)
-        except (FileNotFoundError, ValueError) as error:
+        except (FileNotFoundError, InputError) as error:
             return missing(benchmark, looked, error, local)
         path = location.where
         if os.path.isdir(path):

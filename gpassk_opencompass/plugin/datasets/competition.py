@@ -158,7 +158,7 @@ class CompetitionDataset(BaseDataset):
         try:
             where = locate(dataset_id, how_to_get(entry["hub"], local)).where
             paths = data_files(where, entry.get("files"))
-        except (FileNotFoundError, ValueError) as error:
+        except (FileNotFoundError, InputError) as error:
             return missing(benchmark, looked, error, local)
 
         places: list[tuple[str, str]] = []

@@ -257,7 +257,7 @@ class LiveMathBenchDataset(BaseDataset):
         how = HOW_TO_GET.replace("{version}", version)
         try:
             location = locate(dataset_id, how, hub=True)
-        except (FileNotFoundError, ValueError) as error:
+        except (FileNotFoundError, InputError) as error:
             return missing(benchmark, looked, error, "LiveMathBench")
         pairs = list(product(splits, languages))
         if location.source == "hf":

@@ -171,7 +171,7 @@ class Math500Level5Dataset(BaseDataset):
         local = dataset_mapping(dataset_id).get("local") or dataset_id
         try:
             path = data_file(locate(dataset_id, HOW_TO_GET).where, file_name)
-        except (FileNotFoundError, ValueError) as error:
+        except (FileNotFoundError, InputError) as error:
             return missing(benchmark, looked, error, local)
         levels_seen = []
         places: list[tuple[str, str]] = []
