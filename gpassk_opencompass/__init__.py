@@ -21,9 +21,9 @@ plugin: ``pip install 'gpassk-opencompass[opencompass]'``): the card's ``compute
 plugin (:class:`GPassKEvaluator`, the LiveMathBench dataset), the Python API of ``gpassk score``
 (:func:`~gpassk_opencompass.scoring.flow.score`, :func:`~gpassk_opencompass.scoring.flow.score_file`,
 :func:`~gpassk_opencompass.judges.registry.judge_settings`) and its types
-(:class:`~gpassk_opencompass.scoring.flow.Question`,
+(:class:`~gpassk_opencompass.scoring.questions.Question`,
 :class:`~gpassk_opencompass.scoring.results.ResultsFile`, :class:`~gpassk_opencompass.judges.Judge`,
-:class:`~gpassk_opencompass.judges.JudgeSettings`, :class:`~gpassk_opencompass.scoring.flow.ScoringRequest`).
+:class:`~gpassk_opencompass.judges.JudgeSettings`, :class:`~gpassk_opencompass.scoring.request.ScoringRequest`).
 The library logs nothing until its caller turns its records on
 (:func:`~gpassk_opencompass.log.enable_logging`; the ``gpassk`` CLI does):
 
@@ -54,7 +54,9 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers see them
     from gpassk_opencompass.judges.registry import judge_settings
     from gpassk_opencompass.plugin.datasets.livemathbench import LiveMathBenchDataset
     from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
-    from gpassk_opencompass.scoring.flow import Question, ScoringRequest, score, score_file
+    from gpassk_opencompass.scoring.flow import score, score_file
+    from gpassk_opencompass.scoring.questions import Question
+    from gpassk_opencompass.scoring.request import ScoringRequest
     from gpassk_opencompass.scoring.results import ResultsFile
 
 __version__ = "0.1.0"
@@ -67,9 +69,9 @@ _LAZY = {
     "LiveMathBenchDataset": ".plugin.datasets.livemathbench",
     "Judge": ".judges",
     "JudgeSettings": ".judges",
-    "Question": ".scoring.flow",
+    "Question": ".scoring.questions",
     "ResultsFile": ".scoring.results",
-    "ScoringRequest": ".scoring.flow",
+    "ScoringRequest": ".scoring.request",
     "judge_settings": ".judges.registry",
     "score": ".scoring.flow",
     "score_file": ".scoring.flow",

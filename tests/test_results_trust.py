@@ -17,7 +17,9 @@ from loguru import logger
 from exact import exact_mg_pass
 from gpassk_opencompass.cli import main
 from gpassk_opencompass.judges import JudgeSettings
-from gpassk_opencompass.scoring.flow import Question, ScoringRequest, score_questions
+from gpassk_opencompass.scoring.flow import score_questions
+from gpassk_opencompass.scoring.questions import Question
+from gpassk_opencompass.scoring.request import ScoringRequest
 from gpassk_opencompass.scoring.results_io import read_results, write_results
 from leaderboard_workdirs import Spec, standard_grid, write_manifest, write_run
 from leaderboard_workdirs import write_results as write_run_results

@@ -198,8 +198,8 @@ def test_bad_input_lines_fail_before_any_judge_request(loopback_openai, tmp_path
             "concurrency = 0: input should be greater than or equal to 1",
         ),
         (["--k", "4", "--output", "/nonexistent-dir/scores.json"], "folder /nonexistent-dir does not exist"),
-        (["--k", "4", "--ci", "1.5"], "ci must be a confidence level in (0, 1); got ci=1.5"),
-        (["--k", "4", "--bootstrap", "0"], "n_boot must be a positive integer; got n_boot=0"),
+        (["--k", "4", "--ci", "1.5"], "ci must be in (0, 1), got 1.5"),
+        (["--k", "4", "--bootstrap", "0"], "n_boot = 0: input should be greater than or equal to 1"),
         (
             ["--k", "4", "--rule-timeout", "0"],
             "--rule-timeout 0 is out of range: math-verify's time per parse or "

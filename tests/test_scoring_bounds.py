@@ -46,7 +46,10 @@ def test_calc_refuses_huge_sizes_and_repeats_without_allocating(capsys, argv, me
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--bootstrap", "10000000000"], f"n_boot must be at most {MAX_BOOTSTRAP} (MAX_BOOTSTRAP)"),
+        (
+            ["--bootstrap", "10000000000"],
+            f"n_boot = 10000000000: input should be less than or equal to {MAX_BOOTSTRAP}",
+        ),
         (["--k", "4", "4"], "ks repeat k=4"),
         (["--thresholds", "0.25", "0.25"], "thresholds repeat tau=0.25"),
     ],

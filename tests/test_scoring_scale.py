@@ -41,12 +41,14 @@ def test_each_distinct_generation_is_extracted_once_and_each_distinct_string_red
 def test_the_memory_of_a_generation_is_a_reference_not_a_verdict_record(tmp_path):
     """Doubling n adds per generation a few list slots (a reference to a shared verdict), not a record."""
     from gpassk_opencompass.judges import JudgeSettings
-    from gpassk_opencompass.scoring.flow import ScoringRequest, load_generations, score_questions
+    from gpassk_opencompass.scoring.flow import score_questions
+    from gpassk_opencompass.scoring.readers import read_questions
+    from gpassk_opencompass.scoring.request import ScoringRequest
 
     peaks = {}
     for n in (32, 64, 128):  # the first run also imports math-verify and starts the workers: not compared
         source = write_jsonl(tmp_path / f"gens{n}.jsonl", generations(COUNTS, n=n))
-        questions = load_generations(source)
+        questions = read_questions(source, "gpassk")
         tracemalloc.start()
         score_questions(questions, ScoringRequest(ks=(4,), n_boot=10), JudgeSettings(kind="rule"), progress=False)
         peaks[n] = tracemalloc.get_traced_memory()[1]
@@ -58,7 +60,8 @@ def test_the_memory_of_a_generation_is_a_reference_not_a_verdict_record(tmp_path
 def _scoring_peak(source, output, k: int) -> int:
     """tracemalloc's peak while ``gpassk score`` (its Python face) reads ``source``, scores it and writes ``output``."""
     from gpassk_opencompass.judges.registry import resolve_judge
-    from gpassk_opencompass.scoring.flow import ScoringRequest, score_file
+    from gpassk_opencompass.scoring.flow import score_file
+    from gpassk_opencompass.scoring.request import ScoringRequest
 
     tracemalloc.start()
     try:
@@ -117,7 +120,8 @@ def test_a_generation_costs_its_text_and_an_index_from_its_line_to_the_written_r
 def test_the_compact_details_read_as_the_records_written(tmp_path):
     """What ``score`` returns (details held compactly) reads as what it wrote: records, labels, digests, document."""
     from gpassk_opencompass.scoring.details import texts_digest
-    from gpassk_opencompass.scoring.flow import Question, score
+    from gpassk_opencompass.scoring.flow import score
+    from gpassk_opencompass.scoring.questions import Question
     from gpassk_opencompass.scoring.results_io import json_document, load_results
 
     questions = [

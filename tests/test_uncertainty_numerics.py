@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import pmf_from_log_ratios
-from gpassk_opencompass.scoring.flow import ScoringRequest
+from gpassk_opencompass.scoring.request import ScoringRequest
 from gpassk_opencompass.uncertainty.bayes import bayes_interval_counts, posterior_moments
 from gpassk_opencompass.uncertainty.numerics import beta_binomial_pmf, binomial_pmf, check_prior
 from gpassk_opencompass.uncertainty.planner import pilot_probabilities

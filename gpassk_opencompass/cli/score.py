@@ -182,11 +182,13 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
 
 def add_metric_options(parser: argparse.ArgumentParser) -> None:
     """Thresholds, intervals, unresolved verdicts, verbosity: shared by ``gpassk score`` and ``gpassk rejudge``."""
+    from gpassk_opencompass.scoring.request import INTERVALS  # deferred: the package, not before --version
+
     add_thresholds_option(parser)
     stats = parser.add_argument_group("intervals")
     stats.add_argument(
         "--interval",
-        choices=("bootstrap", "bayes", "both"),
+        choices=INTERVALS,
         default="bootstrap",
         help="bootstrap intervals (default), Bayesian credible intervals (Beta-Binomial posterior "
         "per question, resolved verdicts only), or both",
@@ -214,8 +216,8 @@ def add_metric_options(parser: argparse.ArgumentParser) -> None:
 
 
 def scoring_request(args: argparse.Namespace, ks):
-    """The :class:`~gpassk_opencompass.scoring.flow.ScoringRequest` of the shared options."""
-    from gpassk_opencompass.scoring.flow import ScoringRequest
+    """The :class:`~gpassk_opencompass.scoring.request.ScoringRequest` of the shared options."""
+    from gpassk_opencompass.scoring.request import ScoringRequest
 
     return ScoringRequest(
         ks=tuple(ks),

@@ -39,7 +39,9 @@ from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, check_request
 from gpassk_opencompass.plugin.replicas import by_question, check_replicas_align, question_count
 from gpassk_opencompass.render.score_report import unresolved_summary
 from gpassk_opencompass.scoring.compute import IDENTICAL_SHARE_WARNING
-from gpassk_opencompass.scoring.flow import Question, ScoringRequest, judge_language, score_questions
+from gpassk_opencompass.scoring.flow import score_questions
+from gpassk_opencompass.scoring.questions import Question, judge_language
+from gpassk_opencompass.scoring.request import ScoringRequest
 from gpassk_opencompass.scoring.results_io import read_results
 
 #: Columns used as subsets when ``subset_columns`` is not given (those present).
@@ -169,7 +171,7 @@ class GPassKEvaluator(BaseEvaluator):
             seed=seed,
             identical_warning=identical_warning,
             allow_unresolved=allow_unresolved,
-            interval=interval,
+            interval=interval,  # type: ignore[arg-type]  # one of INTERVALS: checked by the model
             prior=prior,  # type: ignore[arg-type]
         )
         urls = endpoint["urls"]

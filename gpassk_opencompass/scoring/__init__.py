@@ -1,8 +1,13 @@
 """Scoring: generations -> verdicts -> counts -> metrics and intervals -> the results document.
 
+* :mod:`.questions` -- a question and its generations, and the one parse of a
+  record into one (the generations JSONL of ``gpassk score``, readers' records,
+  mappings in memory);
+* :mod:`.readers` -- the input formats of ``gpassk score`` (other tools' sample dumps);
+* :mod:`.request` -- what to compute (:class:`ScoringRequest`), checked before judging;
 * :mod:`.flow` -- the one scoring flow, called by ``gpassk score``,
   :class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator` and
-  re-judging alike, and the generations JSONL input of ``gpassk score``;
+  re-judging alike;
 * :mod:`.results` -- the results document: its one typed model, schema and version;
 * :mod:`.details` -- its per-question records, held compactly while scoring;
 * :mod:`.compute` -- the metrics, intervals and document of judged questions;
@@ -18,18 +23,10 @@ May import: :mod:`gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.judges`
 Never OpenCompass.
 """
 
-from gpassk_opencompass.scoring.flow import (
-    INTERVALS,
-    Question,
-    ScoringRequest,
-    check_questions,
-    judge_language,
-    load_generations,
-    parse_generations,
-    score,
-    score_file,
-    score_questions,
-)
+from gpassk_opencompass.scoring.flow import score, score_file, score_questions
+from gpassk_opencompass.scoring.questions import Question, judge_language, parse_generations
+from gpassk_opencompass.scoring.readers import read_questions
+from gpassk_opencompass.scoring.request import INTERVALS, ScoringRequest, check_questions
 from gpassk_opencompass.scoring.results import SCHEMA_VERSION, ResultsFile
 from gpassk_opencompass.scoring.results_io import load_results, read_results, write_results
 
@@ -41,9 +38,9 @@ __all__ = [
     "ScoringRequest",
     "check_questions",
     "judge_language",
-    "load_generations",
     "load_results",
     "parse_generations",
+    "read_questions",
     "read_results",
     "score",
     "score_file",

@@ -177,21 +177,6 @@ def _subset_members(subsets: Mapping[str, Sequence[str]]) -> dict[str, np.ndarra
     return members
 
 
-def identical_share(generations_by_question: Sequence[Sequence[str]]) -> float:
-    """The share of questions (among those with n > 1) whose generations are all byte-identical.
-
-    With sampling this should be near 0; near 1 means every replica was
-    generated with the same seed, and every G-Pass@k_tau collapses to accuracy.
-
-    >>> identical_share([["x", "x"], ["x", "y"], ["z", "z"], ["w"]])
-    0.6666666666666666
-    """
-    sampled = [generations for generations in generations_by_question if len(generations) > 1]
-    if not sampled:
-        return 0.0
-    return sum(len(set(generations)) == 1 for generations in sampled) / len(sampled)
-
-
 def warn_if_identical(share: float, threshold: float = IDENTICAL_SHARE_WARNING) -> None:
     """Log a loud warning when replicas look like copies of each other."""
     if share >= threshold and share > 0:

@@ -1,7 +1,7 @@
 r"""The numerics and input checks shared by the modules of :mod:`gpassk_opencompass.uncertainty`.
 
 * :func:`check_prior` -- the Beta prior ``(alpha0, beta0)``, checked once for every caller
-  (``gpassk score --prior``, :class:`~gpassk_opencompass.scoring.flow.ScoringRequest`, the
+  (``gpassk score --prior``, :class:`~gpassk_opencompass.scoring.request.ScoringRequest`, the
   Bayesian intervals, the planner);
 * :func:`check_counts` -- per-question correct and resolved counts;
 * :func:`binomial_pmf`, :func:`beta_binomial_pmf` -- whole probability rows, vectorised

@@ -5,8 +5,9 @@ command line), ``DESCRIPTION`` (one line: the tool, what files),
 ``detect(path) -> bool`` (cheap, never raises) and ``read(path)`` yielding one
 dict per question in the generations JSONL shape (``id``, ``question``,
 ``answer``, ``predictions``, optional ``language``, ``source_extracted``,
-``source_verdicts``). :func:`read_questions` validates each dict as a line of a
-generations file is validated (:func:`~gpassk_opencompass.scoring.flow.parse_generations`).
+``source_verdicts``), or the lines of such a file as text. :func:`read_questions`
+checks each record once, as a line of a generations file is checked
+(:func:`~gpassk_opencompass.scoring.questions.parse_generations`).
 
 To add a reader: one module here and one line in :data:`_MODULES`.
 
@@ -18,9 +19,7 @@ To add a reader: one module here and one line in :data:`_MODULES`.
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Iterator
 from importlib import import_module
 from pathlib import Path
 from types import ModuleType
@@ -28,6 +27,7 @@ from types import ModuleType
 from gpassk_opencompass.checks import unknown
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import check_regular
+from gpassk_opencompass.scoring.questions import Question, parse_generations
 
 #: The reader modules, in detection order (the first whose ``detect`` says yes reads the file).
 _MODULES = (
@@ -87,21 +87,16 @@ def detect_format(path: str | os.PathLike) -> str:
     raise InputError(message)
 
 
-def read_questions(path: str | os.PathLike, format: str = AUTO, *, min_predictions: int = 1) -> list:
+def read_questions(path: str | os.PathLike, format: str = AUTO, *, min_predictions: int = 1) -> list[Question]:
     """The questions of ``path`` in ``format`` (``auto``: :func:`detect_format`), validated.
-
-    Returns:
-        :class:`~gpassk_opencompass.scoring.flow.Question` values.
 
     Raises:
         InputError: an unknown format, a file the reader cannot read, a record that is not a valid
             question (the message names the file and the record).
     """
-    from gpassk_opencompass.scoring.flow import parse_generations
-
     name = format_of(path, format)
     source = str(path) if name == "gpassk" else f"{path} ({name})"
-    return parse_generations(_lines(reader(name).read(Path(path))), min_predictions=min_predictions, source=source)
+    return parse_generations(reader(name).read(Path(path)), min_predictions=min_predictions, source=source)
 
 
 def format_of(path: str | os.PathLike, format: str = AUTO) -> str:
@@ -121,10 +116,3 @@ def input_files(path: str | os.PathLike, format: str = AUTO) -> list[Path]:
     module = reader(format_of(path, format))
     files = getattr(module, "files", None)
     return [Path(path)] if files is None else files(Path(path))
-
-
-def _lines(records: Iterator[dict | str]) -> Iterator[str]:
-    """Each record as a JSONL line, validated exactly as a line of a generations file (a line read as text is
-    passed as it is: its checks and line numbers are the file's)."""
-    for record in records:
-        yield record if isinstance(record, str) else json.dumps(record, ensure_ascii=False)

@@ -1,4 +1,4 @@
-"""The one dump file of a tool's output folder, shared by the readers that accept a folder (not a reader itself)."""
+"""What several readers share (not a reader itself): the one dump file of a tool's output folder, a gold answer."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import find_files, load_json_text, read_lines
 from gpassk_opencompass.scoring.readers._complete import check_complete
-from gpassk_opencompass.scoring.readers._folder import gold_answer
+from gpassk_opencompass.scoring.readers._folder import gold_answer, only_file
 from gpassk_opencompass.scoring.readers.inspect import content_text
 from gpassk_opencompass.scoring.readers.sniff import first_record
 
@@ -76,19 +76,14 @@ def review_file(path: pathlib.Path) -> pathlib.Path:
     """The review file ``path`` names: itself, or the one ``reviews/<model>/*.jsonl`` of a work dir."""
     if not path.is_dir():
         return path
-    found = _reviews_in(path)
-    if not found:
-        raise InputError(
-            f"{path}: no EvalScope review file (reviews/<model>/<benchmark>_<subset>.jsonl) in it; "
-            "give the work dir of an evalscope eval run or its review file"
-        )
-    if len(found) > 1:
-        listed = ", ".join(str(file.relative_to(path)) for file in found[:5]) + (", ..." if len(found) > 5 else "")
-        raise InputError(
-            f"{path}: {len(found)} EvalScope review files (one per model, benchmark and subset): {listed}; "
-            "give the one to score"
-        )
-    return found[0]
+    return only_file(
+        path,
+        _reviews_in(path),
+        "EvalScope review file",
+        "reviews/<model>/<benchmark>_<subset>.jsonl",
+        "give the work dir of an evalscope eval run or its review file",
+        per="model, benchmark and subset",
+    )
 
 
 def files(path: pathlib.Path) -> list[pathlib.Path]:

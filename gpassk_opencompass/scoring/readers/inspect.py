@@ -36,6 +36,7 @@ from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.files import load_json_text, open_regular, read_head, read_json_file
 from gpassk_opencompass.files.archives import open_zip
 from gpassk_opencompass.scoring.readers._complete import check_complete
+from gpassk_opencompass.scoring.readers._folder import gold_answer
 
 NAME = "inspect"
 DESCRIPTION = "inspect_ai eval logs (.eval or .json; inspect eval --epochs N gives n samples per question)"
@@ -269,7 +270,7 @@ def _question(entries: Iterable[tuple[str, object]]) -> dict:
     for where, sample in ordered:
         text, target = (
             _input_text(_field(sample, "input", where), where),
-            _target(_field(sample, "target", where), where),
+            gold_answer(_field(sample, "target", where), where, "'target'", "give each sample a single target"),
         )
         this = (str(_field(sample, "id", where)), text, target)
         if identity not in (None, this):
@@ -317,17 +318,6 @@ def content_text(content: object) -> str:
             part.get("text", "") for part in content if isinstance(part, dict) and part.get("type") == "text"
         )
     return content if isinstance(content, str) else ""
-
-
-def _target(value: object, where: str) -> str:
-    if isinstance(value, list) and len(value) == 1:
-        value = value[0]
-    if isinstance(value, str):
-        return value
-    raise InputError(
-        f"{where}: 'target' must be one string (gpassk scores against one gold answer), got {value!r:.100}; "
-        "give each sample a single target"
-    )
 
 
 def _completion(output: object, where: str) -> str:

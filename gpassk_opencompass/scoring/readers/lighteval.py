@@ -100,7 +100,7 @@ def read(path: pathlib.Path) -> Iterator[dict]:
         InputError: not a parquet file, too big, a missing column, or a row without what this needs (the
             message names the file, the row, the field and the fix).
     """
-    import pyarrow
+    import pyarrow  # deferred: heavy (pyarrow), imported only when a lighteval file is read
 
     source = details_file(path)
     with open_parquet(source, columns=COLUMNS[:2]) as file:

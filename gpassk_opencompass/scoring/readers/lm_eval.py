@@ -43,7 +43,7 @@ import pathlib
 from collections.abc import Iterator
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import UnreadableJSON, find_files, load_json_text, read_lines
+from gpassk_opencompass.files import find_files, load_json_text, read_lines
 from gpassk_opencompass.scoring.readers._folder import gold_answer, only_file
 from gpassk_opencompass.scoring.readers.sniff import first_record
 
@@ -112,10 +112,7 @@ def read(path: pathlib.Path) -> Iterator[dict]:
 
 
 def _add(records: dict[int, dict], first_line: dict[tuple[int, str], int], line: str, where: str, number: int) -> None:
-    try:
-        sample = load_json_text(line, source=where)
-    except UnreadableJSON as error:
-        raise InputError(str(error)) from None
+    sample = load_json_text(line, source=where)
     if not isinstance(sample, dict):
         raise InputError(
             f"{where}: expected a JSON object, got {type(sample).__name__}; is this an lm-eval samples file?"

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import UnreadableJSON, read_json_file
+from gpassk_opencompass.files import read_json_file
 from gpassk_opencompass.scoring.readers._complete import check_complete
 from gpassk_opencompass.scoring.readers._folder import gold_answer
 
@@ -114,10 +114,7 @@ def read(path: Path) -> Iterator[dict]:
 
 
 def _rows(file: Path) -> Iterator[tuple[str, dict]]:
-    try:
-        data = read_json_file(file)
-    except UnreadableJSON as error:
-        raise InputError(str(error)) from None
+    data = read_json_file(file)
     if not isinstance(data, dict) or not data:
         raise InputError(
             f'{file}: expected OpenCompass\'s predictions object {{"0": {{origin_prompt, prediction, gold}}, ...}}, '

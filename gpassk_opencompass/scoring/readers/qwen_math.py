@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import UnreadableJSON, load_json_text, read_lines
+from gpassk_opencompass.files import load_json_text, read_lines
 from gpassk_opencompass.scoring.readers.sniff import first_record
 
 NAME = "qwen-math"
@@ -39,10 +39,7 @@ def read(path: Path) -> Iterator[dict]:
 
 
 def _question(line: str, where: str) -> dict:
-    try:
-        sample = load_json_text(line, source=where)
-    except UnreadableJSON as error:
-        raise InputError(str(error)) from None
+    sample = load_json_text(line, source=where)
     if not isinstance(sample, dict):
         raise InputError(f"{where}: expected a JSON object (one math_eval.py sample), got {type(sample).__name__}")
     missing = [name for name in ("idx", "code") if name not in sample]

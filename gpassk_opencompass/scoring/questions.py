@@ -1,0 +1,219 @@
+r"""A question and its generations, and the one parse that makes one from a record.
+
+``gpassk score``'s own input, the generations JSONL, has one question per line::
+
+    {"id": "AMC-12", "question": "...", "answer": "\\frac{1}{2}",
+     "predictions": ["... \\boxed{1/2}", "... \\boxed{0.5}", ...], "language": "en"}
+
+``language`` is optional (``en`` by default) and selects the judge prompt;
+:func:`judge_language` is the one place that reads it (``en``/``cn``, also
+``zh``, ``english``, ``chinese``). ``source_extracted`` and ``source_verdicts``
+(optional) carry, per prediction, what the tool that made the samples extracted
+and its verdict.
+
+:func:`parse_generations` turns such records into :class:`Question` values:
+the lines of that file (text), the records another tool's reader builds
+(:mod:`~gpassk_opencompass.scoring.readers`) and the mappings given to
+:func:`~gpassk_opencompass.scoring.flow.score` alike, each checked once by
+:func:`question_from`; a mistake is one :class:`~gpassk_opencompass.errors.InputError`
+line naming the record (``gens.jsonl line 3: ...``).
+
+>>> lines = ['{"id": "q1", "question": "1+1?", "answer": "2", "predictions": ["2", "3"]}',
+...          '', {"id": "q2", "question": "2+2?", "answer": "4", "predictions": ["4", "4"], "language": "zh"}]
+>>> [(question.id, question.predictions, question.language) for question in parse_generations(lines)]
+[('q1', ('2', '3'), 'en'), ('q2', ('4', '4'), 'cn')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from gpassk_opencompass.defaults import MAX_N
+from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.files import load_json_text
+from gpassk_opencompass.judges import LANGUAGES
+
+#: Spellings of the two judge-prompt languages accepted in inputs (lower-cased).
+LANGUAGE_ALIASES = {"en": "en", "english": "en", "cn": "cn", "zh": "cn", "zh-cn": "cn", "chinese": "cn"}
+
+#: The labels of a question without any: one shared, read-only mapping (not an empty dict per question).
+NO_LABELS: Mapping[str, str] = MappingProxyType({})
+
+#: The fields of a record and the type of each (``predictions``: a list of strings; a tuple in memory).
+_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "id": str,
+    "question": str,
+    "answer": str,
+    "predictions": (list, tuple),
+    "language": str,
+}
+_REQUIRED = dict.fromkeys(("id", "question", "answer", "predictions")).keys()  # in order, and a set
+#: The optional per-prediction fields: what the tool that made the samples extracted, and its verdicts.
+_SOURCE_FIELDS: dict[str, tuple[type, ...]] = {"source_extracted": (str,), "source_verdicts": (bool,)}
+_ALL = (*_FIELDS, *_SOURCE_FIELDS)
+_KNOWN = frozenset(_ALL)
+
+
+@dataclass(frozen=True, slots=True)  # slots: a million questions in memory cost a third as much
+class Question:
+    """One question and the model's generations for it: what the flow scores.
+
+    Attributes:
+        id: the question's id (unique within a scoring).
+        question: the problem statement (shown to the LLM judge).
+        reference: the gold answer.
+        predictions: the n generations, in order.
+        language: ``"en"`` or ``"cn"`` (:func:`judge_language`); selects the judge prompt.
+        labels: ``{subset column: label}`` (``split``, ``language``, ...), reported per label.
+        source_extracted: per prediction, the answer the tool that made the samples extracted
+            (``None`` where it has none); ``None``: the input has none.
+        source_verdicts: per prediction, that tool's own verdict (``True``/``False``, ``None`` where
+            it has none), scored as they are by ``--judge source``; ``None``: the input has none.
+    """
+
+    id: str
+    question: str
+    reference: str
+    predictions: tuple[str, ...]
+    language: str = "en"
+    labels: Mapping[str, str] = field(default_factory=lambda: NO_LABELS)  # shared: not a dict per question
+    source_extracted: tuple[str | None, ...] | None = None
+    source_verdicts: tuple[bool | None, ...] | None = None
+
+
+def judge_language(value: object, where: str = "language") -> str:
+    """The judge-prompt language of an input value: ``"en"`` or ``"cn"`` (the one place that reads it).
+
+    >>> judge_language("EN"), judge_language("zh"), judge_language("Chinese")
+    ('en', 'cn', 'cn')
+    >>> judge_language("fr", "row 3")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: row 3: "language" must be one of en, cn (it selects the judge prompt); got 'fr'
+    """
+    code = LANGUAGE_ALIASES.get(str(value).strip().lower())
+    if code not in LANGUAGES:
+        raise InputError(f'{where}: "language" must be one of en, cn (it selects the judge prompt); got {value!r}')
+    return code
+
+
+def check_count(name: object, n: int, least: int, where: str = "") -> None:
+    """Refuse a question of fewer than ``least`` generations (the largest k) or more than :data:`MAX_N`.
+
+    >>> check_count("a", 2, 4, "input line 1")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: input line 1: question 'a' has 2 prediction(s); at least 4 are needed (the largest k)
+    """
+    if n < least:
+        raise InputError(
+            f"{where}{': ' if where else ''}question {name!r} has {n} prediction(s); at least {least} are needed "
+            "(the largest k)"
+        )
+    if n > MAX_N:
+        raise InputError(
+            f"{where}{': ' if where else ''}question {name!r} has {n:,} predictions, over the limit of {MAX_N:,} "
+            "(MAX_N, the most generations per question accepted)"
+        )
+
+
+def parse_generations(
+    records: Iterable[str | Mapping], *, min_predictions: int = 1, source: str = "input"
+) -> list[Question]:
+    """Validate records into :class:`Question` values: JSONL lines (blank ones skipped) or mappings.
+
+    The ids must be unique; record ``i`` (counted from 1, blank lines too) is named ``{source} line {i}``.
+
+    >>> parse_generations(['{"id": "a", "question": "q", "answer": 2, "predictions": ["2"]}'], min_predictions=1)
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: input line 1: "answer" must be a string, got int 2 (write it as "2")
+    >>> parse_generations(['{"id": "a", "question": "q", "answer": "2", "predictions": ["2"]}'], min_predictions=4)
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: input line 1: question 'a' has 1 prediction(s); at least 4 are needed (the largest k)
+    """
+    questions: list[Question] = []
+    first_line_of: dict[str, int] = {}
+    for number, record in enumerate(records, start=1):
+        where = f"{source} line {number}"
+        if isinstance(record, str):
+            if not record.strip():
+                continue
+            record = load_json_text(record, source=where)
+        question = question_from(record, where, min_predictions)
+        if question.id in first_line_of:
+            raise InputError(
+                f"{where}: id {question.id!r} repeats line {first_line_of[question.id]}; ids must be unique"
+            )
+        first_line_of[question.id] = number
+        questions.append(question)
+    if not questions:
+        raise InputError(f"{source}: no questions (the file is empty)")
+    return questions
+
+
+def question_from(data: object, where: str, min_predictions: int = 1) -> Question:
+    """The :class:`Question` of one record (see the module docstring), every check once; ``where`` names it.
+
+    >>> question_from({"id": "a", "question": "q", "answer": "1", "predictions": ["1"], "lang": "en"}, "row 1")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: row 1: unknown field(s) 'lang'; expected only id, question, answer, predictions, language, source_extracted, source_verdicts
+    """
+    if not isinstance(data, Mapping):
+        raise InputError(f"{where}: expected a JSON object, got {type(data).__name__}")
+    if not data.keys() >= _REQUIRED:
+        missing = [name for name in _REQUIRED if name not in data]
+        raise InputError(
+            f"{where}: missing {', '.join(map(repr, missing))}; "
+            "each line needs id, question, answer, predictions (and optionally language)"
+        )
+    if not data.keys() <= _KNOWN:
+        unknown = sorted(str(name) for name in data if name not in _KNOWN)
+        raise InputError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; expected only {', '.join(_ALL)}")
+    for name, kind in _FIELDS.items():
+        if name in data and not isinstance(data[name], kind):
+            value = data[name]
+            hint = f' (write it as "{value}")' if name in ("id", "answer") and isinstance(value, (int, float)) else ""
+            raise InputError(
+                f'{where}: "{name}" must be a {"list of strings" if name == "predictions" else "string"}, '
+                f"got {type(value).__name__} {value!r}{hint}"
+            )
+    predictions = data["predictions"]
+    if not all(isinstance(prediction, str) for prediction in predictions):
+        position, prediction = next((i, text) for i, text in enumerate(predictions) if not isinstance(text, str))
+        raise InputError(
+            f'{where}: "predictions"[{position}] must be a string, got {type(prediction).__name__} {prediction!r}'
+        )
+    n = len(predictions)
+    check_count(data["id"], n, min_predictions, where)
+    language = data.get("language", "en")
+    return Question(
+        data["id"],
+        data["question"],
+        data["answer"],
+        tuple(predictions),
+        language if language in LANGUAGES else judge_language(language, where),
+        source_extracted=_per_prediction(data, "source_extracted", n, where) if "source_extracted" in data else None,
+        source_verdicts=_per_prediction(data, "source_verdicts", n, where) if "source_verdicts" in data else None,
+    )
+
+
+def _per_prediction(data: Mapping, name: str, n: int, where: str) -> tuple:
+    """The optional per-prediction list ``name`` of a record: one value (or null) per prediction."""
+    values, kind = data[name], _SOURCE_FIELDS[name]
+    what = "a list of strings or nulls" if kind == (str,) else "a list of true, false or null"
+    if not isinstance(values, (list, tuple)):
+        raise InputError(f'{where}: "{name}" must be {what}, one per prediction; got {type(values).__name__}')
+    if len(values) != n:
+        raise InputError(f'{where}: "{name}" has {len(values)} value(s) for {n} prediction(s); give one per prediction')
+    for position, value in enumerate(values):
+        if value is not None and not isinstance(value, kind):
+            raise InputError(
+                f'{where}: "{name}"[{position}] must be {what.removeprefix("a list of ")}; '
+                f"got {type(value).__name__} {value!r:.80}"
+            )
+    return tuple(values)
