@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from gpassk_opencompass.files import write_bytes_atomic
+from gpassk_opencompass.files.writing import write_bytes_atomic
 from gpassk_opencompass.leaderboard.published import PublishedLeaderboard, load_published
 from gpassk_opencompass.leaderboard.records import BenchmarkTable, Cell, Leaderboard, Row
 from gpassk_opencompass.leaderboard.table import leaderboard_columns

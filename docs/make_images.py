@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from cdp_browser import Chromium  # noqa: E402
-from gpassk_opencompass.files import write_bytes_atomic, write_text_atomic  # noqa: E402
+from gpassk_opencompass.files.writing import write_bytes_atomic, write_text_atomic  # noqa: E402
 from gpassk_opencompass.leaderboard import build_leaderboard, collect_runs, render_html  # noqa: E402
 from gpassk_opencompass.render.plots import greedy_vs_mg_figure, png_bytes, threshold_figure  # noqa: E402
 from leaderboard_workdirs import standard_grid, write_run  # noqa: E402

@@ -30,7 +30,7 @@ class IncompleteResults(Exception):
 
 class WriteError(Exception):
     """A file could not be written (disk full, file too large, permission, quota): one line naming the file
-    and the cause, exit code 5. Raised by :mod:`gpassk_opencompass.files`, the one place files are written;
+    and the cause, exit code 5. Raised by :mod:`gpassk_opencompass.files.writing`, the one place files are written;
     nothing partial is left behind.
 
     Attributes:

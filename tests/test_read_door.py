@@ -1,9 +1,10 @@
 """The read door (``gpassk_opencompass.files``): every command refuses what is not a regular file, and every read,
 line, document and unpacked byte is bounded before it happens.
 
-Each case runs the real ``gpassk`` in a subprocess with a timeout (a hang fails the test) and, where memory is
-the point, under ``RLIMIT_AS`` of :data:`MEMORY_CAP`: the answer must be one line and exit 2, never a
-``MemoryError`` traceback or a "not readable" that is really an allocation failure. The bombs are built here,
+Each case runs the real program with a deadline (a hang fails the test): where memory is the point, ``gpassk``
+in a subprocess under ``RLIMIT_AS`` of :data:`MEMORY_CAP`, else ``cli.main`` in this process
+(``in_process.run_main``, the same code path without a second interpreter's imports). The answer must be one
+line and exit 2, never a ``MemoryError`` traceback or a "not readable" that is really an allocation failure. The bombs are built here,
 honestly: their metadata tells the truth about what they unpack to.
 """
 
@@ -25,7 +26,9 @@ import pytest
 from gpassk_opencompass import files
 from gpassk_opencompass.cli import main
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.files import archives
 from gpassk_opencompass.scoring.readers import inspect as inspect_reader
+from in_process import run_main
 from leaderboard_workdirs import standard_grid, write_run
 
 #: The address space a capped command gets: enough to read and refuse, far less than the bombs would cost.
@@ -34,8 +37,8 @@ INSPECT_LOG = Path(__file__).parent / "data" / "inspect" / "gpassk-math-0.3.200.
 REFUSED = "not a regular file; give the file itself"
 
 
-def gpassk(*args: str, cap: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
-    """The real ``gpassk`` command, under :data:`MEMORY_CAP` when ``cap``; a hang past ``timeout`` fails."""
+def gpassk(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """The real ``gpassk`` command in a subprocess under :data:`MEMORY_CAP`; a hang past ``timeout`` fails."""
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
@@ -45,7 +48,7 @@ def gpassk(*args: str, cap: bool = True, timeout: float = 120) -> subprocess.Com
         capture_output=True,
         text=True,
         timeout=timeout,
-        preexec_fn=limit if cap else None,
+        preexec_fn=limit,
     )
 
 
@@ -81,13 +84,13 @@ def fifo(tmp_path) -> Path:
         ["compare", "/dev/zero", "absent.json"],
     ],
 )
-def test_every_command_refuses_a_device_in_one_line(argv):
-    refused(gpassk(*argv), "/dev/zero is a character device, " + REFUSED)
+def test_every_command_refuses_a_device_in_one_line(argv, capsys):
+    refused(run_main(capsys, *argv), "/dev/zero is a character device, " + REFUSED)
 
 
-def test_leaderboard_refuses_a_device_as_its_manifest(tmp_path):
+def test_leaderboard_refuses_a_device_as_its_manifest(tmp_path, capsys):
     write_run(tmp_path / "outputs" / "m@d", "20250101_000000", standard_grid()[:1])
-    refused(gpassk("leaderboard", "--manifest", "/dev/zero", str(tmp_path / "outputs")), "character device")
+    refused(run_main(capsys, "leaderboard", "--manifest", "/dev/zero", str(tmp_path / "outputs")), "character device")
 
 
 @pytest.mark.parametrize(
@@ -101,29 +104,29 @@ def test_leaderboard_refuses_a_device_as_its_manifest(tmp_path):
         ["plan", "{fifo}", "--n", "4"],
     ],
 )
-def test_a_fifo_is_refused_not_waited_on(tmp_path, fifo, argv):
+def test_a_fifo_is_refused_not_waited_on(tmp_path, fifo, argv, capsys):
     jsonl = tmp_path / "pipe.jsonl"
     os.mkfifo(jsonl)
-    completed = gpassk(*(arg.format(fifo=fifo, jsonl=jsonl) for arg in argv), timeout=60)
+    completed = run_main(capsys, *(arg.format(fifo=fifo, jsonl=jsonl) for arg in argv))
     refused(completed, "is a FIFO (named pipe), " + REFUSED)
 
 
-def test_a_socket_and_a_symlink_to_a_device_are_refused(tmp_path):
+def test_a_socket_and_a_symlink_to_a_device_are_refused(tmp_path, capsys):
     server = socket.socket(socket.AF_UNIX)
     server.bind(str(tmp_path / "s.jsonl"))
     try:
-        refused(gpassk("score", str(tmp_path / "s.jsonl"), "--k", "1"), "s.jsonl is a socket, " + REFUSED)
+        refused(run_main(capsys, "score", str(tmp_path / "s.jsonl"), "--k", "1"), "s.jsonl is a socket, " + REFUSED)
     finally:
         server.close()
     (tmp_path / "gens.jsonl").symlink_to("/dev/zero")
-    refused(gpassk("score", str(tmp_path / "gens.jsonl"), "--k", "1"), "gens.jsonl is a character device")
+    refused(run_main(capsys, "score", str(tmp_path / "gens.jsonl"), "--k", "1"), "gens.jsonl is a character device")
 
 
-def test_a_fifo_named_manifest_json_in_an_outputs_folder_is_skipped_with_a_notice(tmp_path):
+def test_a_fifo_named_manifest_json_in_an_outputs_folder_is_skipped_with_a_notice(tmp_path, capsys):
     outputs = tmp_path / "outputs"
     write_run(outputs / "m@d", "20250101_000000", standard_grid()[:1])
     os.mkfifo(outputs / "manifest.json")
-    completed = gpassk("leaderboard", str(outputs), timeout=60)
+    completed = run_main(capsys, "leaderboard", str(outputs))
     assert completed.returncode == 0, completed.stderr
     assert "manifest.json is a FIFO (named pipe), not a regular file" in completed.stderr
     assert "strong-math-7b" in completed.stdout
@@ -232,7 +235,7 @@ def test_an_inspect_log_is_bounded_by_its_total_unpacked_size(tmp_path, method):
     refused(
         gpassk("score", str(path), "--k", "1"),
         f"{path}: unpacks to 2,",
-        f"over the limit of {files.MAX_UNPACKED_BYTES:,} bytes for one input file",
+        f"over the limit of {archives.MAX_UNPACKED_BYTES:,} bytes for one input file",
     )
 
 
@@ -288,7 +291,7 @@ def test_a_lighteval_parquet_is_bounded_by_its_footers_unpacked_size(tmp_path):
 
 def test_an_allocation_failure_is_never_not_readable():
     pyarrow = pytest.importorskip("pyarrow")
-    message = str(files.parquet_unreadable("d.parquet", pyarrow.lib.ArrowMemoryError("malloc of 6 GB failed")))
+    message = str(archives.parquet_unreadable("d.parquet", pyarrow.lib.ArrowMemoryError("malloc of 6 GB failed")))
     assert message.startswith("d.parquet: ran out of memory unpacking it (malloc of 6 GB failed)")
     assert "not a readable" not in message
 
@@ -296,7 +299,7 @@ def test_an_allocation_failure_is_never_not_readable():
 # ------------------------------------------------------------------ folder scans
 
 
-def test_the_competition_loader_does_not_follow_a_link_to_a_parent_folder(compass_cache):
+def test_the_competition_loader_does_not_follow_a_link_to_a_parent_folder(compass_cache, capsys):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -306,16 +309,16 @@ def test_the_competition_loader_does_not_follow_a_link_to_a_parent_folder(compas
     pq.write_table(pa.Table.from_pylist(rows), folder / "test-00000.parquet")
     (folder / "sub" / "up").symlink_to(folder)
     (folder / "sub" / "again").symlink_to(folder)
-    completed = gpassk("data", "check", "--no-progress", "BeyondAIME", cap=False, timeout=60)  # two links hung it
+    completed = run_main(capsys, "data", "check", "--no-progress", "BeyondAIME")  # two links hung it
     row = next(line.split() for line in completed.stdout.splitlines() if line.startswith("BeyondAIME"))
     assert "3" in row and "123" not in row, completed.stdout
 
 
-def test_a_fifo_found_in_an_output_folder_is_refused_unopened(tmp_path):
+def test_a_fifo_found_in_an_output_folder_is_refused_unopened(tmp_path, capsys):
     folder = tmp_path / "lm-eval-out" / "model"
     folder.mkdir(parents=True)
     os.mkfifo(folder / "samples_math_2026.jsonl")
     refused(
-        gpassk("score", str(tmp_path / "lm-eval-out"), "--k", "1", "--format", "lm-eval", timeout=60),
+        run_main(capsys, "score", str(tmp_path / "lm-eval-out"), "--k", "1", "--format", "lm-eval"),
         "samples_math_2026.jsonl is a FIFO (named pipe), " + REFUSED,
     )

@@ -1,6 +1,7 @@
 """The shared numerics of uncertainty/ against exact rationals, the prior checked once, no private imports.
 
-Golden values come from ``fractions.Fraction`` and ``math.comb``, never from the code under test.
+Golden values come from exact integer arithmetic (``math.comb``, rising factorials, a rational's numerator and
+denominator from ``fractions.Fraction``), never from the code under test.
 """
 
 from __future__ import annotations
@@ -30,26 +31,43 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "gpassk_opencompass"
 TOLERANCE = 1e-14
 
 
-def _rising(x: Fraction, count: int) -> list[Fraction]:
-    """The rising factorials (x)_0 .. (x)_count."""
-    out = [Fraction(1)]
+def _rising(x: Fraction, count: int) -> list[int]:
+    """The rising factorials (x)_0 .. (x)_count, each times ``denominator(x) ** j``: integers."""
+    out = [1]
     for i in range(count):
-        out.append(out[-1] * (x + i))
+        out.append(out[-1] * (x.numerator + i * x.denominator))
     return out
 
 
-def exact_beta_binomial(trials: int, a: Fraction, b: Fraction) -> list[Fraction]:
-    """C(N, j) (a)_j (b)_(N-j) / (a+b)_N: the Beta-Binomial by rising factorials."""
+def exact_beta_binomial(trials: int, a: Fraction, b: Fraction) -> tuple[list[int], int]:
+    """C(N, j) (a)_j (b)_(N-j) / (a+b)_N: the Beta-Binomial by rising factorials, as integer numerators over one
+    common denominator (exact, and no gcd of huge integers to reduce them)."""
     rising_a, rising_b, total = _rising(a, trials), _rising(b, trials), _rising(a + b, trials)[-1]
-    return [math.comb(trials, j) * rising_a[j] * rising_b[trials - j] / total for j in range(trials + 1)]
+    da, db, ds = a.denominator, b.denominator, (a + b).denominator
+    numerators = [
+        math.comb(trials, j) * rising_a[j] * da ** (trials - j) * rising_b[trials - j] * db**j * ds**trials
+        for j in range(trials + 1)
+    ]
+    return numerators, da**trials * db**trials * total
 
 
-def exact_binomial(trials: int, p: Fraction) -> list[Fraction]:
-    return [math.comb(trials, j) * p**j * (1 - p) ** (trials - j) for j in range(trials + 1)]
+def exact_binomial(trials: int, p: Fraction) -> tuple[list[int], int]:
+    """C(N, j) p^j (1 - p)^(N-j) as integer numerators over one common denominator."""
+    up, down = [1], [1]
+    for _ in range(trials):
+        up.append(up[-1] * p.numerator)
+        down.append(down[-1] * (p.denominator - p.numerator))
+    return [math.comb(trials, j) * up[j] * down[trials - j] for j in range(trials + 1)], p.denominator**trials
 
 
-def _max_error(values: np.ndarray, exact: list[Fraction]) -> float:
-    return max(abs(float(Fraction(float(value)) - expected)) for value, expected in zip(values.tolist(), exact))
+def _max_error(values: np.ndarray, exact: tuple[list[int], int]) -> float:
+    """The largest ``|value - exact|``, each difference exact and rounded once (integer true division)."""
+    numerators, denominator = exact
+    worst = 0.0
+    for value, numerator in zip(values.tolist(), numerators):
+        a, b = float(value).as_integer_ratio()
+        worst = max(worst, abs((a * denominator - numerator * b) / (b * denominator)))
+    return worst
 
 
 # ------------------------------------------------------------ the one recurrence

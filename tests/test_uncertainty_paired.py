@@ -19,15 +19,9 @@ from hypothesis import strategies as st
 
 from exact import exact_g_pass, exact_mean, exact_mg_pass  # the independent oracle
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.uncertainty.paired import (
-    accuracy_key,
-    adjacent_significance,
-    align_runs,
-    metric_values,
-    paired_comparison,
-    rank_intervals,
-    sign_flip_test,
-)
+from gpassk_opencompass.uncertainty.paired import accuracy_key, align_runs, metric_values, paired_comparison
+from gpassk_opencompass.uncertainty.ranks import adjacent_significance, rank_intervals
+from gpassk_opencompass.uncertainty.resampling import sign_flip_test
 
 #: z for a two-sided MC check that fails by chance about once in 2000 runs (seeded anyway).
 Z = 3.5

@@ -22,6 +22,7 @@ from gpassk_opencompass.cli import main
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import JudgeItem, JudgeSettings, PythonJudge
 from gpassk_opencompass.judges.cache import VerdictCache
+from in_process import run_main
 from loopback_judge import exact_match_judge
 from metric_card import METRIC_CARD
 
@@ -225,15 +226,30 @@ def run_gpassk(*args, cwd: Path, extra_path: str = ""):
     )
 
 
-def score_card_with(folder: Path, module: str, body: str, *options: str):
-    """``gpassk score`` on the metric card's question in ``folder``, judged by ``module`` written there."""
+@pytest.fixture
+def gpassk_here(monkeypatch, capsys):
+    """``gpassk`` by ``cli.main`` in this process (as :func:`run_gpassk` answers), run in the folder ``cwd`` with
+    ``extra_path`` on ``sys.path``: the command's judge workers are still processes of their own."""
+
+    def run(*args: str, cwd: Path, extra_path: str = ""):
+        monkeypatch.chdir(cwd)
+        if extra_path:
+            monkeypatch.syspath_prepend(extra_path)
+        return run_main(capsys, *args, timeout=300)
+
+    return run
+
+
+def score_card_with(run, folder: Path, module: str, body: str, *options: str):
+    """``gpassk score`` (by ``run``) on the metric card's question in ``folder``, judged by ``module`` written there."""
     write_module(folder, module, body)
     (folder / "card.jsonl").write_text(json.dumps(card_questions()[0]) + "\n")
-    return run_gpassk("score", "card.jsonl", *options, cwd=folder)
+    return run("score", "card.jsonl", *options, cwd=folder)
 
 
-def test_gpassk_score_judge_module_function_from_the_current_directory(tmp_path):
+def test_gpassk_score_judge_module_function_from_the_current_directory(tmp_path, gpassk_here):
     done = score_card_with(
+        gpassk_here,
         tmp_path,
         "card_checks",
         """
@@ -262,8 +278,9 @@ def test_gpassk_score_judge_module_function_from_the_current_directory(tmp_path)
     assert not (tmp_path / "card.judge-cache.jsonl").exists()  # local code: no verdict cache by default
 
 
-def test_gpassk_score_a_raising_user_judge_exits_incomplete_with_the_reason(tmp_path):
+def test_gpassk_score_a_raising_user_judge_exits_incomplete_with_the_reason(tmp_path, gpassk_here):
     done = score_card_with(
+        gpassk_here,
         tmp_path,
         "broken_checks",
         """
@@ -286,8 +303,9 @@ def test_gpassk_score_a_raising_user_judge_exits_incomplete_with_the_reason(tmp_
     assert not (tmp_path / "s.json").exists()
 
 
-def test_gpassk_score_a_user_judge_stuck_on_one_answer_is_unresolved_and_the_run_completes(tmp_path):
+def test_gpassk_score_a_user_judge_stuck_on_one_answer_is_unresolved_and_the_run_completes(tmp_path, gpassk_here):
     done = score_card_with(
+        gpassk_here,
         tmp_path,
         "slow_checks",
         """
@@ -318,7 +336,7 @@ def test_gpassk_score_a_user_judge_stuck_on_one_answer_is_unresolved_and_the_run
     assert high == pytest.approx(100 * float(g_pass(16, 10, 4, 1.0)))  # and the two "c" at best right
 
 
-def test_gpassk_score_judge_from_an_entry_point(tmp_path):
+def test_gpassk_score_judge_from_an_entry_point(tmp_path, gpassk_here):
     site = tmp_path / "site"
     site.mkdir()
     write_module(
@@ -334,7 +352,7 @@ def test_gpassk_score_judge_from_an_entry_point(tmp_path):
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: plugin-checks\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[gpassk.judges]\nletters = plugin_checks:letters\n")
     (tmp_path / "card.jsonl").write_text(json.dumps(card_questions()[0]) + "\n")
-    done = run_gpassk(
+    done = gpassk_here(
         "score",
         "card.jsonl",
         "--k",

@@ -24,7 +24,7 @@ import pytest
 
 from gpassk_opencompass.cli import EXIT_OK, EXIT_USAGE, EXIT_WRITE_FAILED, main
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import write_chunks_atomic
+from gpassk_opencompass.files.writing import write_chunks_atomic
 from gpassk_opencompass.judges.cache import VerdictCache
 from leaderboard_workdirs import standard_grid, write_manifest, write_run
 from scoring_fixtures import COUNTS, generations, write_jsonl

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from gpassk_opencompass.checks import examples, unknown
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import check_distinct_paths, check_writable_file
+from gpassk_opencompass.files.writing import check_distinct_paths, check_writable_file
 from gpassk_opencompass.scoring.results import ResultsFile
 from gpassk_opencompass.scoring.results_io import load_results
 

@@ -34,7 +34,7 @@ from scipy import stats
 from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details
 from gpassk_opencompass.checks import positive_ints
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import write_bytes_atomic
+from gpassk_opencompass.files.writing import write_bytes_atomic
 from gpassk_opencompass.metrics import DEFAULT_K, DEFAULT_THRESHOLDS
 from gpassk_opencompass.render import require_extra
 from gpassk_opencompass.render.reports import to_markdown, write_report

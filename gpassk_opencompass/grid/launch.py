@@ -60,7 +60,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import write_text_atomic
+from gpassk_opencompass.files.writing import write_text_atomic
 from gpassk_opencompass.grid.status import (
     DONE,
     FAILED,

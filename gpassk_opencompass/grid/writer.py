@@ -35,13 +35,8 @@ from mmengine.config import Config
 from gpassk_opencompass import __version__
 from gpassk_opencompass.catalog import get_benchmark
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import (
-    check_replaceable,
-    check_writable_folder,
-    open_regular,
-    read_json_file,
-    write_text_atomic,
-)
+from gpassk_opencompass.files import open_regular, read_json_file
+from gpassk_opencompass.files.writing import check_replaceable, check_writable_folder, write_text_atomic
 from gpassk_opencompass.grid.overrides import apply_overrides
 from gpassk_opencompass.grid.python_source import ImportPath, python_source
 from gpassk_opencompass.grid.spec import (
@@ -303,7 +298,7 @@ def write(files: Sequence[PlannedFile], out_dir: str | os.PathLike, force: bool 
     Raises:
         InputError: some files exist and ``force`` is false.
         InputError: ``out_dir`` is not a folder, or a planned file is there and is not a regular file
-            (``files.check_replaceable``); nothing is written.
+            (``files.writing.check_replaceable``); nothing is written.
     """
     directory = Path(out_dir)
     check_writable_folder("the output folder", directory)

@@ -20,7 +20,7 @@ A verdict cache is a regular file, empty or with a verdict on its first line
 (``{"key": "<sha256>", "correct": true|false, "reason": "...", ...}``):
 :func:`check_cache_file` refuses any other existing file before it is opened,
 so a mistyped ``--cache results.json`` is never appended to, and a device or a
-FIFO never opened (``files.check_replaceable``). A write the disk refuses is one
+FIFO never opened (``files.writing.check_replaceable``). A write the disk refuses is one
 ``WriteError`` line; the verdicts written before it are kept.
 
 >>> import tempfile, pathlib
@@ -44,14 +44,8 @@ import stat
 from dataclasses import dataclass
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import (
-    UnreadableJSON,
-    check_replaceable,
-    failing_write,
-    load_json_text,
-    open_regular,
-    read_raw_lines,
-)
+from gpassk_opencompass.files import UnreadableJSON, load_json_text, open_regular, read_raw_lines
+from gpassk_opencompass.files.writing import check_replaceable, failing_write
 from gpassk_opencompass.judges.types import text_bytes, valid_unicode
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact_data

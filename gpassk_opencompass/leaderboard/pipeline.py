@@ -31,7 +31,12 @@ from pathlib import Path
 from typing import TextIO
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import check_not_input, check_writable_file, check_writable_folder, write_text_atomic
+from gpassk_opencompass.files.writing import (
+    check_not_input,
+    check_writable_file,
+    check_writable_folder,
+    write_text_atomic,
+)
 from gpassk_opencompass.leaderboard.collect import collect_runs
 from gpassk_opencompass.leaderboard.published import DEFAULT_TOLERANCE, compare_with_published, load_published
 from gpassk_opencompass.leaderboard.ranking import (
@@ -129,7 +134,7 @@ def output_targets(request: LeaderboardRequest) -> list[tuple[Path | None, str]]
 
     Raises:
         InputError: ``--format`` with several files, an unknown suffix, an output that cannot be written
-            (``files.check_writable_file``: a missing folder, a device, a FIFO).
+            (``files.writing.check_writable_file``: a missing folder, a device, a FIFO).
     """
     if request.fmt is not None and request.fmt not in FORMATS:
         raise InputError(f"unknown format {request.fmt!r}; use one of {', '.join(sorted(FORMATS))}")

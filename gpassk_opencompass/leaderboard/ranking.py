@@ -7,11 +7,11 @@ For each benchmark table the rows' sampled runs are read back
 * each row's **rank** (competition rank, 1 = best) and **rank interval**: the
   ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of its rank when the
   shared questions are resampled with replacement
-  (:func:`gpassk_opencompass.uncertainty.paired.rank_intervals`);
+  (:func:`gpassk_opencompass.uncertainty.ranks.rank_intervals`);
 * for each row and the **next row of the table**, whether their order is
   significant: a paired sign-flip test over the shared questions at
   ``1 - level``, Holm-corrected over the table's pairs by default
-  (:func:`gpassk_opencompass.uncertainty.paired.adjacent_significance`);
+  (:func:`gpassk_opencompass.uncertainty.ranks.adjacent_significance`);
   ``Row.order_uncertain`` is set when it is not.
 
 A table gets marks only when every ranked row (a row with a value of the
@@ -41,7 +41,8 @@ from gpassk_opencompass.leaderboard.records import BenchmarkTable, Leaderboard, 
 from gpassk_opencompass.leaderboard.table import GREEDY
 from gpassk_opencompass.scoring.results import ResultsFile
 from gpassk_opencompass.scoring.results_io import load_results
-from gpassk_opencompass.uncertainty.paired import adjacent_significance, metric_values, rank_intervals
+from gpassk_opencompass.uncertainty.paired import metric_values
+from gpassk_opencompass.uncertainty.ranks import adjacent_significance, rank_intervals
 
 CORRECTIONS = ("holm", "none")
 DEFAULT_RESAMPLES = 2000

@@ -26,11 +26,11 @@ from pathlib import Path
 from opencompass.registry import MODELS
 
 from gpassk_opencompass.errors import InputError, clause
-from gpassk_opencompass.files import (
+from gpassk_opencompass.files import read_bytes_bounded
+from gpassk_opencompass.files.writing import (
     check_not_inside,
     check_replaceable,
     check_writable_folder,
-    read_bytes_bounded,
     write_bytes_atomic,
 )
 from gpassk_opencompass.log import logger

@@ -50,7 +50,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import write_bytes_atomic
+from gpassk_opencompass.files.writing import write_bytes_atomic
 
 if TYPE_CHECKING:  # annotations only: drawing needs neither scipy nor the leaderboard package (which imports this)
     from matplotlib.typing import RcKeyType

@@ -18,7 +18,7 @@ from dataclasses import fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
 from gpassk_opencompass import __version__, defaults
-from gpassk_opencompass.files import write_text_atomic
+from gpassk_opencompass.files.writing import write_text_atomic
 from gpassk_opencompass.redaction import redact, redact_data
 from gpassk_opencompass.render import template
 

@@ -41,7 +41,7 @@ import numpy as np
 from gpassk_opencompass import metrics
 from gpassk_opencompass.checks import unknown
 from gpassk_opencompass.errors import InputError, clause
-from gpassk_opencompass.files import check_distinct_paths, check_not_input, check_writable_file
+from gpassk_opencompass.files.writing import check_distinct_paths, check_not_input, check_writable_file
 from gpassk_opencompass.judges import CheckCorrectFn, Judge, JudgeItem, JudgeSettings
 from gpassk_opencompass.judges.cache import check_cache_file
 from gpassk_opencompass.judges.registry import as_judge, resolve_judge, with_verdict_cache

@@ -30,8 +30,8 @@ from gpassk_opencompass.files import (
     check_containers,
     load_json_text,
     read_bytes_bounded,
-    write_chunks_atomic,
 )
+from gpassk_opencompass.files.writing import write_chunks_atomic
 from gpassk_opencompass.redaction import redactor
 from gpassk_opencompass.scoring.consistency import results_problems
 from gpassk_opencompass.scoring.details import CompactDetails, QuestionRecord, detail_rows

@@ -5,7 +5,11 @@
 * :mod:`.planner` -- from a pilot, the interval half-width to expect at other
   n (and question counts), and the smallest n for a target width;
 * :mod:`.paired` -- two models on the same questions: per-metric difference,
-  paired interval and p-value; rank intervals for a leaderboard;
+  paired interval and p-value;
+* :mod:`.ranks` -- ``K`` models on shared questions: rank intervals and the
+  significance of a leaderboard's adjacent pairs;
+* :mod:`.resampling` -- what those two resample: the sign-flip permutation test
+  and the bootstrap over questions;
 * :mod:`.agreement` -- two judges on the same generations: agreement, Cohen's
   kappa, the 2x2 table and the items they disagree on;
 * :mod:`.numerics` -- what they share: the prior and count checks, binomial and
@@ -34,19 +38,12 @@ from gpassk_opencompass.uncertainty.bayes import (
     posterior_moments,
 )
 from gpassk_opencompass.uncertainty.paired import (
-    AdjacentComparison,
     AlignedRuns,
-    ModelRank,
     PairedDifference,
-    RankIntervals,
-    SignFlipTest,
     accuracy_key,
-    adjacent_significance,
     align_runs,
     metric_values,
     paired_comparison,
-    rank_intervals,
-    sign_flip_test,
 )
 from gpassk_opencompass.uncertainty.planner import (
     PlannedWidth,
@@ -56,6 +53,14 @@ from gpassk_opencompass.uncertainty.planner import (
     smallest_n,
     within_question_variance,
 )
+from gpassk_opencompass.uncertainty.ranks import (
+    AdjacentComparison,
+    ModelRank,
+    RankIntervals,
+    adjacent_significance,
+    rank_intervals,
+)
+from gpassk_opencompass.uncertainty.resampling import SignFlipTest, sign_flip_test
 
 __all__ = [
     "AdjacentComparison",

@@ -1,4 +1,4 @@
-r"""Two models on the same questions: paired differences, intervals, p-values; rank intervals.
+r"""Two models on the same questions: paired differences, their intervals and p-values.
 
 Everything here is *paired over questions*: model A and model B answered the
 same ``M`` questions, each ``n`` times, and each metric is a mean over
@@ -10,33 +10,13 @@ mG-Pass@k, or accuracy :math:`c_i / n`). With :math:`d_i = v^A_i - v^B_i`:
 * **paired bootstrap interval**: resample the ``M`` questions with
   replacement *jointly* (the same questions for A and B), take the
   percentile interval of :math:`\bar d^*` (seeded);
-* **paired sign-flip permutation p-value** (two-sided) for
-  :math:`H_0`: within each question, the labels A and B are exchangeable. Then
-  :math:`\bar d` has the distribution of :math:`\frac{1}{M}\sum_i s_i d_i` with
-  independent random signs :math:`s_i = \pm 1`, and
-  :math:`p = P(|\sum_i s_i d_i| \ge |\sum_i d_i|)`. Questions with
-  :math:`d_i = 0` do not move the sum, so only the ``m`` questions with
-  :math:`d_i \ne 0` are flipped: with ``m <= exact_max`` all :math:`2^m` sign
-  vectors are enumerated (meet in the middle: :math:`2 \cdot 2^{m/2}` partial
-  sums, so ``m = 30`` costs two arrays of 32768), otherwise ``n_perm`` seeded
-  random sign vectors give :math:`p = (1 + b) / (1 + n_\text{perm})` where ``b``
-  counts the random sums at least as extreme (the +1 correction keeps the
-  Monte Carlo test valid: :math:`P(p \le \alpha) \le \alpha`). "At least as
-  extreme" allows a relative tolerance of 1e-9 so that floating-point rounding
-  never turns a tie into a miss (ties count against the difference), and
-  per-question differences within 1e-12 of 0 are exact ties (the metric
-  values are exact to about 1e-14; pass@3 at 2/4 and at 3/4 correct are both 1
-  but one comes out as 1 - 1e-16), so they are neither flipped nor counted
-  as differing questions.
+* **paired sign-flip permutation p-value** (two-sided) of "the difference is 0", over the questions whose
+  values differ (:func:`~gpassk_opencompass.uncertainty.resampling.sign_flip_test`: exact up to
+  ``exact_max`` differing questions, else Monte Carlo).
 
-Ranks (:func:`rank_intervals`): ``K`` models on shared questions, the
-question set resampled jointly; in each resample every model gets the
-*competition* rank ``1 + #{models with a strictly higher mean}`` (ties share
-the best rank of the tie, 1, 2, 2, 4; means within 1e-12 are ties). A model's
-rank interval is the pair of ``(1 - ci) / 2`` and ``(1 + ci) / 2`` quantiles
-of its bootstrap rank distribution, which is also returned in full.
+The two resampling tests are :mod:`.resampling`'s; ``K`` models on shared questions (rank intervals, a
+leaderboard's adjacent pairs) are :mod:`.ranks`'.
 
->>> import numpy as np
 >>> comparison = paired_comparison([16, 12, 9, 16, 4, 10], [12, 12, 5, 10, 4, 2], n=16, k=[4], thresholds=[0.5])
 >>> result = comparison["G-Pass@4_0.5"]
 >>> round(result.difference, 4), result.test, result.permutations, round(result.p_value, 4)
@@ -51,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpassk_opencompass.checks import examples, non_negative_int, open_unit, positive_int
+from gpassk_opencompass.defaults import CI
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import (
     DEFAULT_K,
@@ -62,38 +43,25 @@ from gpassk_opencompass.metrics import (
     mg_pass_at_k,
     per_question_values,
 )
+from gpassk_opencompass.uncertainty.resampling import (
+    EXACT_MAX,
+    N_BOOT_PAIRED,
+    N_PERM,
+    bootstrap_means,
+    seeded_rng,
+    sign_flip_columns,
+    snap_ties,
+)
 
 __all__ = [
-    "AdjacentComparison",
     "AlignedRuns",
-    "ModelRank",
     "PairedDifference",
-    "RankIntervals",
-    "SignFlipTest",
     "accuracy_key",
-    "adjacent_significance",
     "align_runs",
     "metric_table",
     "metric_values",
     "paired_comparison",
-    "rank_intervals",
-    "sign_flip_test",
 ]
-
-#: Sums within this relative distance of the observed one count as "at least as extreme".
-_RELATIVE_TIE = 1e-9
-#: Per-question differences of metric values (in [0, 1], exact to ~1e-14) below this are zero:
-#: e.g. pass@3 of 2/4 and of 3/4 correct are both exactly 1, one of them 1 - 1e-16 in floating point.
-_VALUE_TIE = 1e-12
-#: Bootstrap means within this distance are tied ranks.
-_RANK_TIE = 1e-12
-#: Cells of one chunk of random signs or bootstrap weights.
-_CHUNK_CELLS = 1 << 21
-
-
-def _rng(seed) -> np.random.Generator:
-    return np.random.default_rng(non_negative_int(seed, "seed"))
-
 
 # --------------------------------------------------------------------------
 # metric keys and per-question values
@@ -159,170 +127,6 @@ def metric_values(counts, n, metric: str) -> np.ndarray:
     raise InputError(
         f"metric must be a results key like 'G-Pass@16_0.5', 'mG-Pass@16' or 'accuracy'; got metric={metric!r}"
     )
-
-
-# --------------------------------------------------------------------------
-# the sign-flip test
-
-
-@dataclass(frozen=True)
-class SignFlipTest:
-    """A paired sign-flip permutation test of "mean difference = 0" (two-sided).
-
-    Attributes:
-        mean: the observed mean difference (in the units of the input).
-        p_value: :math:`P(|\\sum s_i d_i| \\ge |\\sum d_i|)` under random signs;
-            exact, or ``(1 + b) / (1 + permutations)`` by Monte Carlo.
-        test: ``"exact"`` (all sign vectors) or ``"monte-carlo"``.
-        permutations: sign vectors evaluated: ``2**nonzero`` when exact,
-            else the number of random ones.
-        nonzero: questions with a nonzero difference (the only ones flipped).
-    """
-
-    mean: float
-    p_value: float
-    test: str
-    permutations: int
-    nonzero: int
-
-
-def _as_differences(differences) -> np.ndarray:
-    try:
-        array = np.asarray(differences, dtype=float) if not isinstance(differences, np.ndarray) else differences
-    except (TypeError, ValueError):
-        raise InputError(f"differences must be a 1-D array of numbers; got {differences!r}") from None
-    if array.dtype.kind not in "iuf" or array.ndim != 1:
-        raise InputError(
-            f"differences must be a 1-D array of numbers; got shape {np.shape(array)}, dtype {array.dtype}"
-        )
-    if array.size == 0:
-        raise InputError("differences is empty: there are no questions to test")
-    array = array.astype(float)
-    if not np.isfinite(array).all():
-        raise InputError(f"differences must be finite; got {array[~np.isfinite(array)][0]!r}")
-    return array
-
-
-def _exact_tail(nonzero: np.ndarray, observed: float, tolerance: float) -> int:
-    """How many of the ``2**m`` sign vectors give ``|sum| >= observed - tolerance`` (meet in the middle)."""
-    half = nonzero.size // 2
-
-    def all_sums(values: np.ndarray) -> np.ndarray:
-        sums = np.zeros(1)
-        for value in values:  # 2**len(values) partial sums, doubling per value
-            sums = np.concatenate([sums + value, sums - value])
-        return sums
-
-    left, right = all_sums(nonzero[:half]), np.sort(all_sums(nonzero[half:]))
-    # |l + r| >= t  <=>  r >= t - l  or  r <= -t - l  (disjoint since t > 0)
-    high = right.size - np.searchsorted(right, observed - tolerance - left, side="left")
-    low = np.searchsorted(right, -observed + tolerance - left, side="right")
-    return int(high.sum() + low.sum())
-
-
-def _sign_flip_columns(
-    differences: np.ndarray, n_perm: int, exact_max: int, rng: np.random.Generator
-) -> list[SignFlipTest]:
-    """One :class:`SignFlipTest` per column of ``differences`` (questions x metrics).
-
-    Monte Carlo columns share the random sign vectors (each column's test is valid on its own).
-    """
-    questions, metrics = differences.shape
-    observed = np.abs(differences.sum(axis=0))
-    tolerance = _RELATIVE_TIE * np.abs(differences).sum(axis=0)
-    nonzero = (differences != 0).sum(axis=0)
-    results: list[SignFlipTest | None] = [None] * metrics
-    monte_carlo = []
-    for column in range(metrics):
-        mean = float(differences[:, column].mean())
-        if observed[column] <= tolerance[column]:  # every sign vector is at least as extreme
-            results[column] = SignFlipTest(mean, 1.0, "exact", 2 ** int(nonzero[column]), int(nonzero[column]))
-        elif nonzero[column] <= exact_max:
-            values = differences[differences[:, column] != 0, column]
-            extreme = _exact_tail(values, observed[column], tolerance[column])
-            total = 2 ** int(nonzero[column])
-            results[column] = SignFlipTest(mean, extreme / total, "exact", total, int(nonzero[column]))
-        else:
-            monte_carlo.append(column)
-    if monte_carlo:
-        subset = differences[:, monte_carlo]
-        hits = np.zeros(len(monte_carlo), dtype=np.int64)
-        rows = max(1, _CHUNK_CELLS // max(questions, 1))
-        for start in range(0, n_perm, rows):
-            size = min(rows, n_perm - start)
-            signs = rng.integers(0, 2, size=(size, questions), dtype=np.int8) * 2 - 1
-            sums = np.abs(signs.astype(float) @ subset)
-            hits += (sums >= observed[monte_carlo] - tolerance[monte_carlo]).sum(axis=0)
-        for position, column in enumerate(monte_carlo):
-            results[column] = SignFlipTest(
-                float(differences[:, column].mean()),
-                float((1 + hits[position]) / (1 + n_perm)),
-                "monte-carlo",
-                n_perm,
-                int(nonzero[column]),
-            )
-    return results  # type: ignore[return-value]
-
-
-def sign_flip_test(differences, *, n_perm: int = 10_000, exact_max: int = 20, seed: int = 0) -> SignFlipTest:
-    """Two-sided paired sign-flip permutation test of "the mean of ``differences`` is 0".
-
-    Args:
-        differences: one paired difference per question, ``d_i = v^A_i - v^B_i``.
-        n_perm: random sign vectors when not exact (the p-value is then
-            ``(1 + b) / (1 + n_perm)``, never 0).
-        exact_max: enumerate all ``2**m`` sign vectors when at most this many
-            differences are nonzero (exact and deterministic).
-        seed: seeds the random sign vectors.
-
-    Returns:
-        :class:`SignFlipTest`.
-
-    >>> sign_flip_test([0.5, 0.25, 0.25, 0.0])  # 8 sign vectors, 2 as extreme: +-(.5 + .25 + .25)
-    SignFlipTest(mean=0.25, p_value=0.25, test='exact', permutations=8, nonzero=3)
-    >>> test = sign_flip_test(np.full(40, 0.1), seed=1)  # 40 nonzero: Monte Carlo
-    >>> test.test, test.p_value == 1 / 10_001
-    ('monte-carlo', True)
-    >>> sign_flip_test([])
-    Traceback (most recent call last):
-    ...
-    gpassk_opencompass.errors.InputError: differences is empty: there are no questions to test
-    """
-    array = _as_differences(differences)
-    n_perm = positive_int(n_perm, "n_perm")
-    exact_max = non_negative_int(exact_max, "exact_max")
-    return _sign_flip_columns(array[:, None], n_perm, exact_max, _rng(seed))[0]
-
-
-# --------------------------------------------------------------------------
-# bootstrap over questions
-
-
-def _bootstrap_means(values: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """``n_boot`` means of ``values`` (questions x columns) over questions resampled with replacement.
-
-    Identical rows are one group and a resample is drawn as multinomial counts
-    over the groups, the same distribution as resampling questions. Groups are
-    taken in order of first appearance, so the draws depend only on which
-    questions tie, not on their values: swapping A and B (negating every
-    difference) mirrors the interval exactly for the same seed.
-    """
-    questions = values.shape[0]
-    groups, first, group_size = np.unique(values, axis=0, return_index=True, return_counts=True)
-    order = np.argsort(first)
-    groups, group_size = groups[order], group_size[order]
-    means = np.empty((n_boot, values.shape[1]))
-    rows = max(1, _CHUNK_CELLS // len(groups))
-    for start in range(0, n_boot, rows):
-        size = min(rows, n_boot - start)
-        draws = rng.multinomial(questions, group_size / questions, size=size)
-        means[start : start + size] = draws @ groups / questions
-    return means
-
-
-def _snap(differences: np.ndarray) -> np.ndarray:
-    """Differences of per-question metric values within rounding (1e-12) of 0 become exactly 0."""
-    return np.where(np.abs(differences) <= _VALUE_TIE, 0.0, differences)
 
 
 # --------------------------------------------------------------------------
@@ -518,10 +322,10 @@ def paired_comparison(
     thresholds=DEFAULT_THRESHOLDS,
     *,
     accuracy: bool = True,
-    ci: float = 0.95,
-    n_boot: int = 2000,
-    n_perm: int = 10_000,
-    exact_max: int = 20,
+    ci: float = CI,
+    n_boot: int = N_BOOT_PAIRED,
+    n_perm: int = N_PERM,
+    exact_max: int = EXACT_MAX,
     seed: int = 0,
 ) -> dict[str, PairedDifference]:
     """Per metric: A minus B, its paired bootstrap interval and sign-flip p-value.
@@ -563,7 +367,7 @@ def paired_comparison(
     n_boot = positive_int(n_boot, "n_boot")
     n_perm = positive_int(n_perm, "n_perm")
     exact_max = non_negative_int(exact_max, "exact_max")
-    rng = _rng(seed)
+    rng = seeded_rng(seed)
     shape_a, shape_b = np.shape(counts_a), np.shape(counts_b)
     if len(shape_a) != len(shape_b) or shape_a[:1] != shape_b[:1]:
         size_a, size_b = (shape[0] if shape else 1 for shape in (shape_a, shape_b))
@@ -575,10 +379,10 @@ def paired_comparison(
         raise InputError(f"counts_a and counts_b must have the same shape (same n); got {shape_a} and {shape_b}")
     keys, values_a, _, _ = metric_table(counts_a, n, k, thresholds, accuracy)
     _, values_b, _, _ = metric_table(counts_b, n, k, thresholds, accuracy)
-    differences = _snap(values_a - values_b)
+    differences = snap_ties(values_a - values_b)
     questions = differences.shape[0]
-    tests = _sign_flip_columns(differences, n_perm, exact_max, rng)
-    boot = _bootstrap_means(differences, n_boot, rng)
+    tests = sign_flip_columns(differences, n_perm, exact_max, rng)
+    boot = bootstrap_means(differences, n_boot, rng)
     low, high = np.quantile(boot, [(1 - ci) / 2, (1 + ci) / 2], axis=0)
     stderr = differences.std(axis=0, ddof=1) / np.sqrt(questions) if questions > 1 else None
     return {
@@ -599,220 +403,3 @@ def paired_comparison(
         )
         for i, key in enumerate(keys)
     }
-
-
-# --------------------------------------------------------------------------
-# K models: rank intervals and the leaderboard's adjacent pairs
-
-
-def _models_table(counts, n, metric: str, names) -> tuple[np.ndarray, tuple]:
-    """Per-question values (models x questions) and the model names."""
-    c = int_array("counts", counts)
-    if c.ndim != 2 or c.shape[0] < 1 or c.shape[1] < 1:
-        raise InputError(f"counts must be models x questions (2-D, non-empty); got shape {c.shape}")
-    n_array = int_array("n", n)
-    if n_array.ndim > 1 or (n_array.ndim == 1 and n_array.size != c.shape[1]):
-        raise InputError(f"n must be one int or one per question ({c.shape[1]}); got shape {n_array.shape}")
-    values = metric_values(c, n_array, metric)
-    names = tuple(range(c.shape[0])) if names is None else tuple(names)
-    if len(names) != c.shape[0]:
-        raise InputError(f"names has {len(names)} entries for {c.shape[0]} models")
-    return values, names
-
-
-def _competition_ranks(means: np.ndarray) -> np.ndarray:
-    """``1 + #{higher means}`` along the last axis (ties within 1e-12 share the best rank)."""
-    return 1 + (means[..., None, :] > means[..., :, None] + _RANK_TIE).sum(axis=-1)
-
-
-@dataclass(frozen=True)
-class ModelRank:
-    """One model's place on a leaderboard under resampling of the questions.
-
-    Attributes:
-        model: its name (or index).
-        score: its mean over the questions, x 100.
-        rank: its competition rank on the full question set (1 = best).
-        rank_low: the ``(1 - ci) / 2`` quantile of its bootstrap ranks (best plausible rank).
-        rank_high: the ``(1 + ci) / 2`` quantile (worst plausible rank).
-        rank_probabilities: ``P(rank == r)`` for ``r = 1 .. K`` over the resamples.
-    """
-
-    model: object
-    score: float
-    rank: int
-    rank_low: int
-    rank_high: int
-    rank_probabilities: tuple[float, ...]
-
-
-@dataclass(frozen=True)
-class RankIntervals:
-    """Rank intervals of ``K`` models on one metric.
-
-    Attributes:
-        metric: the results key ranked on.
-        ci: the level of the rank intervals.
-        n_boot: bootstrap resamples of the questions.
-        seed: the bootstrap's seed.
-        ties: how ties are ranked (``"competition"``: 1, 2, 2, 4).
-        models: one :class:`ModelRank` per model, in input order.
-    """
-
-    metric: str
-    ci: float
-    n_boot: int
-    seed: int
-    ties: str
-    models: tuple[ModelRank, ...]
-
-
-def rank_intervals(
-    counts, n, metric: str, *, names=None, ci: float = 0.95, n_boot: int = 2000, seed: int = 0
-) -> RankIntervals:
-    """Each model's rank distribution and rank interval, resampling the shared questions jointly.
-
-    Args:
-        counts: correct generations, models x questions (same questions, same order).
-        n: generations per question (one int or one per question).
-        metric: the results key to rank on (see :func:`metric_values`).
-        names: one name per model (default: the row indices).
-        ci: the level of the rank intervals.
-        n_boot: bootstrap resamples.
-        seed: the bootstrap's seed.
-
-    Returns:
-        :class:`RankIntervals`; higher scores rank better, ties are competition ranks.
-
-    >>> counts = [[16, 16, 15, 16, 14, 16], [15, 16, 14, 15, 16, 16], [2, 0, 4, 3, 1, 0]]
-    >>> ranks = rank_intervals(counts, 16, "G-Pass@8_1.0", names=["a", "b", "c"], seed=3)
-    >>> [(m.model, m.rank, m.rank_low, m.rank_high) for m in ranks.models]
-    [('a', 1, 1, 2), ('b', 2, 1, 2), ('c', 3, 3, 3)]
-    """
-    ci = open_unit(ci, "ci")
-    n_boot = positive_int(n_boot, "n_boot")
-    rng = _rng(seed)
-    values, names = _models_table(counts, n, metric, names)
-    models = values.shape[0]
-    observed = _competition_ranks(values.mean(axis=1))
-    boot = _bootstrap_means(values.T, n_boot, rng)  # n_boot x models
-    ranks = np.empty(boot.shape, dtype=np.int64)
-    rows = max(1, _CHUNK_CELLS // (models * models))
-    for start in range(0, n_boot, rows):
-        ranks[start : start + rows] = _competition_ranks(boot[start : start + rows])
-    tally = np.stack([(ranks == r).sum(axis=0) for r in range(1, models + 1)], axis=1)  # models x ranks
-    low, high = np.quantile(ranks, [(1 - ci) / 2, (1 + ci) / 2], axis=0, method="inverted_cdf")
-    return RankIntervals(
-        metric=metric,
-        ci=ci,
-        n_boot=n_boot,
-        seed=int(seed),
-        ties="competition",
-        models=tuple(
-            ModelRank(
-                model=names[i],
-                score=float(100 * values[i].mean()),
-                rank=int(observed[i]),
-                rank_low=int(low[i]),
-                rank_high=int(high[i]),
-                rank_probabilities=tuple(float(t) / n_boot for t in tally[i]),
-            )
-            for i in range(models)
-        ),
-    )
-
-
-@dataclass(frozen=True)
-class AdjacentComparison:
-    """Two neighbours on a sorted leaderboard: is the upper one's lead significant?
-
-    Attributes:
-        upper: the higher row's name.
-        lower: the row below it.
-        difference: upper minus lower on the metric, x 100 (negative if the
-            leaderboard is not sorted by this metric).
-        p_value: the paired sign-flip p-value of the pair.
-        p_adjusted: after the multiple-comparison correction (equal to
-            ``p_value`` with ``correction="none"``).
-        significant: ``p_adjusted < level``; ``False`` marks an order the data
-            do not support.
-        test: ``"exact"`` or ``"monte-carlo"``.
-    """
-
-    upper: object
-    lower: object
-    difference: float
-    p_value: float
-    p_adjusted: float
-    significant: bool
-    test: str
-
-
-def _holm(p_values: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values (family-wise error)."""
-    order = np.argsort(p_values, kind="stable")
-    count = p_values.size
-    adjusted = np.maximum.accumulate(np.minimum(1.0, (count - np.arange(count)) * p_values[order]))
-    out = np.empty(count)
-    out[order] = adjusted
-    return out
-
-
-def adjacent_significance(
-    counts,
-    n,
-    metric: str,
-    *,
-    names=None,
-    level: float = 0.05,
-    correction: str = "none",
-    n_perm: int = 10_000,
-    exact_max: int = 20,
-    seed: int = 0,
-) -> tuple[AdjacentComparison, ...]:
-    """For a leaderboard in display order, test each row against the row below it.
-
-    Args:
-        counts: correct generations, models x questions, rows in leaderboard order (best first).
-        n: generations per question (one int or one per question).
-        metric: the results key (see :func:`metric_values`).
-        names: one name per row (default: the row indices).
-        level: the significance level.
-        correction: ``"none"`` (each pair at ``level``) or ``"holm"``
-            (family-wise over the ``K - 1`` pairs).
-        n_perm: random sign vectors when a pair differs on more than ``exact_max`` questions.
-        exact_max: exact sign-flip enumeration up to this many differing questions.
-        seed: seeds the random signs.
-
-    Returns:
-        ``K - 1`` :class:`AdjacentComparison`, top pair first.
-
-    >>> counts = [[4, 4, 3, 4, 4, 4], [0, 1, 0, 0, 1, 0], [1, 0, 0, 0, 0, 1]]
-    >>> [(p.upper, p.lower, p.p_value, p.significant) for p in adjacent_significance(counts, 4, "accuracy")]
-    [(0, 1, 0.03125, True), (1, 2, 1.0, False)]
-    """
-    level = open_unit(level, "level")
-    if correction not in ("none", "holm"):
-        raise InputError(f"correction must be 'none' or 'holm'; got correction={correction!r}")
-    n_perm = positive_int(n_perm, "n_perm")
-    exact_max = non_negative_int(exact_max, "exact_max")
-    rng = _rng(seed)
-    values, names = _models_table(counts, n, metric, names)
-    if values.shape[0] < 2:
-        raise InputError(f"a leaderboard needs at least two rows to compare; got {values.shape[0]}")
-    differences = _snap(values[:-1] - values[1:]).T  # questions x pairs
-    tests = _sign_flip_columns(differences, n_perm, exact_max, rng)
-    p_values = np.array([test.p_value for test in tests])
-    adjusted = _holm(p_values) if correction == "holm" else p_values
-    return tuple(
-        AdjacentComparison(
-            upper=names[i],
-            lower=names[i + 1],
-            difference=float(100 * differences[:, i].mean()),
-            p_value=float(p_values[i]),
-            p_adjusted=float(adjusted[i]),
-            significant=bool(adjusted[i] < level),
-            test=tests[i].test,
-        )
-        for i in range(len(tests))
-    )

@@ -30,7 +30,8 @@ from opencompass.datasets.base import BaseDataset
 from gpassk_opencompass.catalog import Benchmark
 from gpassk_opencompass.checks import is_number
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import find_files, open_parquet, parquet_unreadable
+from gpassk_opencompass.files import find_files
+from gpassk_opencompass.files.archives import open_parquet, parquet_unreadable
 from gpassk_opencompass.plugin.data_check import (
     ERROR,
     BenchmarkCheck,

@@ -14,7 +14,7 @@
 
 Members of a ``.eval`` are read one question at a time, never extracted to disk, each at most
 :data:`MAX_MEMBER_BYTES` and its declared size unpacked, all of them at most
-:data:`~gpassk_opencompass.files.MAX_UNPACKED_BYTES` (:func:`~gpassk_opencompass.files.open_zip`, checked before
+:data:`~gpassk_opencompass.files.archives.MAX_UNPACKED_BYTES` (:func:`~gpassk_opencompass.files.archives.open_zip`, checked before
 any is read); zstd members (recent inspect_ai) need Python 3.14+ or the ``zstandard`` package that inspect_ai
 installs. A ``.json`` log is read whole, with the package's JSON limits.
 
@@ -33,7 +33,8 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 
 from gpassk_opencompass.errors import InputError, clause
-from gpassk_opencompass.files import load_json_text, open_regular, open_zip, read_head, read_json_file
+from gpassk_opencompass.files import load_json_text, open_regular, read_head, read_json_file
+from gpassk_opencompass.files.archives import open_zip
 from gpassk_opencompass.scoring.readers._complete import check_complete
 from gpassk_opencompass.scoring.readers._folder import gold_answer
 

@@ -17,8 +17,8 @@ question (``doc``) with three struct columns, ``doc`` (its ``Doc``: ``query``, `
 
 A folder is searched for ``details_*.parquet`` down to ``details/<org>/<model>/<time>/``; it must hold
 exactly one. The file is read in row batches of the two columns it needs, at most :data:`MAX_ROWS` rows, and
-only when its footer says they unpack to at most :data:`~gpassk_opencompass.files.MAX_UNPACKED_BYTES`
-(:func:`~gpassk_opencompass.files.open_parquet`).
+only when its footer says they unpack to at most :data:`~gpassk_opencompass.files.archives.MAX_UNPACKED_BYTES`
+(:func:`~gpassk_opencompass.files.archives.open_parquet`).
 
 >>> import pathlib, tempfile
 >>> import pyarrow as pa, pyarrow.parquet as pq
@@ -38,7 +38,8 @@ import pathlib
 from collections.abc import Iterator
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import find_files, open_parquet, parquet_unreadable
+from gpassk_opencompass.files import find_files
+from gpassk_opencompass.files.archives import open_parquet, parquet_unreadable
 from gpassk_opencompass.scoring.readers._folder import only_file
 
 NAME = "lighteval"
