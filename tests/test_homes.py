@@ -18,8 +18,6 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parents[1] / "gpassk_opencompass"
 #: The most own-module imports inside function bodies outside cli/ and plugin/configs/.
 MAX_DEFERRED = 20
@@ -28,7 +26,6 @@ MAX_LINES = 700
 #: Where an import inside a function is the rule, not a dodge.
 EXEMPT = ("gpassk_opencompass.cli", "gpassk_opencompass.plugin.configs")
 DEFERRED = re.compile(r"#\s*deferred:\s*\S")
-MERGE = pytest.mark.xfail(strict=False, reason="issue 23 lanes merge")
 
 
 def module_name(path: Path) -> str:
@@ -147,13 +144,11 @@ def test_the_reader_of_the_source_sees_what_python_runs():
     assert circles({"a": {"b"}, "b": set()}) == []
 
 
-@MERGE
 def test_no_import_circle_among_the_modules():
     found = circles(graph())
     assert not found, "import circles (module-level imports):\n" + "\n".join(" <-> ".join(c) for c in found)
 
 
-@MERGE
 def test_few_imports_inside_functions_each_with_its_reason():
     found = deferred_imports()
     unexplained = [where for where, _, said in found if not said]
@@ -163,7 +158,6 @@ def test_few_imports_inside_functions_each_with_its_reason():
     )
 
 
-@MERGE
 def test_no_module_over_the_line_limit():
     sizes = {
         path.relative_to(PACKAGE.parent): len(path.read_text(encoding="utf-8").splitlines())
