@@ -86,7 +86,8 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    """The public names (``__all__``, the lazy ones included) and the module's own dunders, not its imports."""
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})
 
 
 __all__ = [

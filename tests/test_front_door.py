@@ -188,6 +188,7 @@ def test_dir_lists_the_lazy_names_and_the_types_import_from_the_top():
     for name in ("score", "GPassKEvaluator", "JudgeSettings", "compute", "EVALUATE_SCRIPT", "ResultsFile", "Question"):
         assert name in listed, name
     assert set(gpassk_opencompass.__all__) <= set(listed)
+    assert not {"Any", "TYPE_CHECKING", "import_module"} & set(listed), "dir() lists the module's own imports"
     results = score([Question("q", "", "a", ("a", "b"))], k=1, judge=equal, cache=False, progress=False)
     assert isinstance(results, ResultsFile) and results.complete
 
