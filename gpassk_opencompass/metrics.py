@@ -24,6 +24,7 @@ from the decimal value of ``tau``: ``ceil(100 * 0.07)`` is 8 in floating point, 
 from __future__ import annotations
 
 import numbers
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -63,6 +64,7 @@ __all__ = [
     "MAX_BOOTSTRAP",
     "MAX_BOOTSTRAP_CELLS",
     "MAX_N",
+    "METRIC_KEY",
     "MetricEstimate",
     "accuracy_key",
     "check_bootstrap",
@@ -426,6 +428,14 @@ def metric_key(k: int, tau: Tau) -> str:
     ('G-Pass@16_0.5', 'G-Pass@4_1.0', 'G-Pass@8_0.0')
     """
     return f"G-Pass@{k}_{float(tau)}"
+
+
+#: The one parser of a results key (:func:`metric_key`, :func:`mg_metric_key`, :func:`accuracy_key`, each also after
+#: ``<subset>/``), for ``fullmatch``: groups ``subset``, ``mg`` (``m`` for mG-Pass@k), ``k`` and ``tau`` (as written).
+METRIC_KEY = re.compile(
+    r"(?:(?P<subset>.+)/)?(?:accuracy(?: \(\d+ runs average\))?"
+    r"|(?P<mg>m)?G-Pass@(?P<k>\d+)(?(mg)|_(?P<tau>\d+(?:\.\d+)?(?:e-\d+)?)))"
+)
 
 
 def accuracy_key(n: ArrayLike | None) -> str:
