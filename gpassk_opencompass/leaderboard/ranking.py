@@ -45,7 +45,6 @@ from gpassk_opencompass.uncertainty.paired import metric_values
 from gpassk_opencompass.uncertainty.ranks import adjacent_significance, rank_intervals
 
 CORRECTIONS = ("holm", "none")
-DEFAULT_RESAMPLES = 2000
 #: A row's value and the one its details give may differ by float rounding only (x100 scale).
 _REPRODUCED = 1e-6
 
@@ -72,7 +71,7 @@ def rank_leaderboard(
     metric: str | None = None,
     level: float = defaults.CI,
     correction: str = "holm",
-    resamples: int = DEFAULT_RESAMPLES,
+    resamples: int = defaults.N_BOOT_PAIRED,
     seed: int = 0,
     load: Callable[[Path], ResultsFile] = load_results,
 ) -> Leaderboard:

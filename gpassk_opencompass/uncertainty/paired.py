@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpassk_opencompass.checks import examples, non_negative_int, open_unit, positive_int
-from gpassk_opencompass.defaults import CI
+from gpassk_opencompass.defaults import CI, EXACT_MAX, N_BOOT_PAIRED, N_PERM
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import (
     DEFAULT_K,
@@ -44,9 +44,6 @@ from gpassk_opencompass.metrics import (
     per_question_values,
 )
 from gpassk_opencompass.uncertainty.resampling import (
-    EXACT_MAX,
-    N_BOOT_PAIRED,
-    N_PERM,
     bootstrap_means,
     seeded_rng,
     sign_flip_columns,
