@@ -6,8 +6,8 @@ metrics all read their defaults from here; none writes the value again.
 
 >>> CONCURRENCY, REQUEST_TIMEOUT, N_BOOT, CI, PRIOR
 (32, 600.0, 1000, 0.95, (1.0, 1.0))
->>> MAX_N
-100000
+>>> MAX_N, N_BOOT_PAIRED, N_PERM, EXACT_MAX
+(100000, 2000, 10000, 20)
 """
 
 from __future__ import annotations
@@ -29,3 +29,12 @@ PRIOR = (1.0, 1.0)
 
 #: The most generations per question accepted anywhere (metrics, scoring, grid).
 MAX_N = 100_000
+
+#: Bootstrap resamples of the questions behind a paired interval or a rank interval (compare, leaderboard).
+N_BOOT_PAIRED = 2000
+
+#: Random sign vectors of a Monte Carlo sign-flip test.
+N_PERM = 10_000
+
+#: The most differing questions whose sign vectors are all enumerated (an exact p-value).
+EXACT_MAX = 20

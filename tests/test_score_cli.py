@@ -13,6 +13,7 @@ import pytest
 from gpassk_opencompass.cli import main
 from gpassk_opencompass.judges import PROMPT_VERSION
 from gpassk_opencompass.judges.cache import VerdictCache
+from gpassk_opencompass.judges.types import MAX_CONCURRENCY
 from loopback_judge import exact_match_judge, shown
 from loopback_openai import Fault
 from scoring_fixtures import COUNTS, MODEL, expected_metrics, generations, write_jsonl
@@ -346,3 +347,12 @@ def test_killed_run_resumes_asking_only_the_missing_verdicts(loopback_openai, tm
     result = json.loads(output.read_text())
     assert result["details"][0]["c"] == 1
     assert result["gpassk"]["judge_stats"]["cached"] == len(judged_before)
+
+
+def test_the_judge_options_help_gives_the_bounds_judge_settings_declares(monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "300")
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"requests in flight per URL, 1 to {MAX_CONCURRENCY} (default: 32)" in out
+    assert "whole seconds from 1 to 600 (default: 3)" in out

@@ -7,7 +7,7 @@ import tracemalloc
 import pytest
 
 from evaluator_fixtures import run as run_evaluator
-from gpassk_opencompass import GPassKEvaluator
+from gpassk_opencompass import GPassKEvaluator, score
 from gpassk_opencompass.cli import EXIT_USAGE, main
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import MAX_BOOTSTRAP, MAX_N, summarize_uncertainty
@@ -66,6 +66,22 @@ def test_score_refuses_them_before_any_judge_request(loopback_openai, tmp_path, 
 def test_bootstrap_memory_is_bounded_with_a_message():
     with pytest.raises(InputError, match=r"n_boot=100000 x 1001 .* more than 50000000 \(MAX_BOOTSTRAP_CELLS\)"):
         summarize_uncertainty(list(range(1001)), 1000, k=[1], thresholds=[1.0], n_boot=100_000)
+
+
+@pytest.mark.parametrize(
+    "predictions, thresholds, cells",
+    [
+        ([["1", "2"]], [tau / 1000 for tau in range(600)], "100000 x 601"),  # metrics: per k, 600 taus and mG
+        ([["1"] * n for n in range(1, 602)], [1.0], "100000 x 601"),  # 601 distinct n: 601 groups if all wrong
+    ],
+)
+def test_a_bootstrap_too_big_is_refused_before_any_judging(loopback_openai, predictions, thresholds, cells):
+    server = loopback_openai(exact_match_judge)
+    questions = [{"id": f"q{i}", "question": "?", "answer": "1", "predictions": p} for i, p in enumerate(predictions)]
+    options = dict(judge="llm", judge_url=server.url, judge_model=MODEL, cache=False, progress=False)
+    with pytest.raises(InputError, match=rf"n_boot={cells} .* \(MAX_BOOTSTRAP_CELLS\); lower n_boot"):
+        score(questions, k=1, thresholds=thresholds, n_boot=100_000, **options)
+    assert server.requests == []
 
 
 def test_evaluator_refuses_repeats_before_judging(loopback_openai):

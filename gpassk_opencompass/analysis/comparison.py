@@ -22,6 +22,7 @@ import os
 from dataclasses import dataclass
 from typing import ClassVar
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details, match_questions
 from gpassk_opencompass.checks import examples
 from gpassk_opencompass.errors import IncompleteResults, InputError
@@ -73,7 +74,13 @@ def require_complete(results: ResultsFile, purpose: str) -> None:
 
 
 def compare_results(
-    a: ResultsFile, b: ResultsFile, *, ci: float = 0.95, n_boot: int = 2000, n_perm: int = 10_000, seed: int = 0
+    a: ResultsFile,
+    b: ResultsFile,
+    *,
+    ci: float = defaults.CI,
+    n_boot: int = defaults.N_BOOT_PAIRED,
+    n_perm: int = defaults.N_PERM,
+    seed: int = 0,
 ) -> ComparisonReport:
     """Per metric, run A minus run B over their shared questions, with paired interval and p-value.
 
@@ -128,9 +135,9 @@ def compare(
     path_a: str | os.PathLike,
     path_b: str | os.PathLike,
     *,
-    ci: float = 0.95,
-    n_boot: int = 2000,
-    n_perm: int = 10_000,
+    ci: float = defaults.CI,
+    n_boot: int = defaults.N_BOOT_PAIRED,
+    n_perm: int = defaults.N_PERM,
     seed: int = 0,
     json_path=None,
     markdown_path=None,

@@ -35,16 +35,17 @@ def add_parser(subparsers) -> None:
     parser.add_argument(
         "--n-boot",
         type=int,
-        default=2000,
+        default=defaults.N_BOOT_PAIRED,
         metavar="N",
         help="bootstrap resamples of the questions (default %(default)s)",
     )
     parser.add_argument(
         "--n-perm",
         type=int,
-        default=10_000,
+        default=defaults.N_PERM,
         metavar="N",
-        help="random sign flips when more than 20 questions differ (default %(default)s; fewer are enumerated exactly)",
+        help=f"random sign flips when more than {defaults.EXACT_MAX} questions differ (default %(default)s; fewer are "
+        "enumerated exactly)",
     )
     parser.add_argument(
         "--seed", type=int, default=0, help="seed of the bootstrap and sign flips (default %(default)s)"

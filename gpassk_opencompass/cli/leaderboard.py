@@ -24,7 +24,7 @@ from gpassk_opencompass.cli import (
 )
 from gpassk_opencompass.leaderboard.pipeline import FORMATS, LeaderboardOutcome, LeaderboardRequest, make_leaderboard
 from gpassk_opencompass.leaderboard.published import DEFAULT_TOLERANCE
-from gpassk_opencompass.leaderboard.ranking import CORRECTIONS, DEFAULT_RESAMPLES
+from gpassk_opencompass.leaderboard.ranking import CORRECTIONS
 from gpassk_opencompass.leaderboard.table import LEADERBOARD_THRESHOLDS
 
 EXAMPLES = """examples:
@@ -175,9 +175,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--resamples",
         type=int,
-        default=DEFAULT_RESAMPLES,
+        default=defaults.N_BOOT_PAIRED,
         metavar="N",
-        help=f"bootstrap resamples for --significance (default {DEFAULT_RESAMPLES})",
+        help=f"bootstrap resamples for --significance (default {defaults.N_BOOT_PAIRED})",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the resamples (default 0)")
     parser.set_defaults(func=run)

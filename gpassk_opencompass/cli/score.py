@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from gpassk_opencompass import defaults
 from gpassk_opencompass.cli import (
@@ -50,9 +51,21 @@ judge is deterministic: an answer it could not compare in time stays unresolved 
 --rule-timeout or let a judge model decide it (--judge cascade).
 """
 
-#: Bounds of ``--rule-timeout``: math-verify's alarm counts whole seconds; beyond ten minutes per
-#: comparison a judge model (``--judge cascade``) is the better way.
-RULE_TIMEOUT_RANGE = (1, 600)
+
+def declared_bounds(field: str) -> tuple[Any, Any]:
+    """The least and the most value :class:`JudgeSettings` declares for ``field`` (``None``: no such bound).
+
+    >>> declared_bounds("concurrency"), declared_bounds("rule_timeout")
+    ((1, 1024), (1, None))
+    """
+    metadata = JudgeSettings.model_fields[field].metadata
+    least = next((rule.ge for rule in metadata if hasattr(rule, "ge")), None)
+    return least, next((rule.le for rule in metadata if hasattr(rule, "le")), None)
+
+
+#: Bounds of ``--rule-timeout``: the rule judge's declared least (math-verify's alarm counts whole seconds) up to
+#: ten minutes per comparison, beyond which a judge model (``--judge cascade``) is the better way.
+RULE_TIMEOUT_RANGE = (declared_bounds("rule_timeout")[0], 600)
 #: The judge settings' defaults, which the judge options show and start from.
 JUDGE = JudgeSettings()
 
@@ -130,7 +143,7 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=defaults.CONCURRENCY,
         metavar="N",
-        help="requests in flight per URL, 1 to 1024 (default: %(default)s)",
+        help="requests in flight per URL, {} to {} (default: %(default)s)".format(*declared_bounds("concurrency")),
     )
     judge.add_argument(
         "--request-timeout",

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files.writing import (
     check_not_input,
@@ -39,11 +40,7 @@ from gpassk_opencompass.files.writing import (
 )
 from gpassk_opencompass.leaderboard.collect import collect_runs
 from gpassk_opencompass.leaderboard.published import DEFAULT_TOLERANCE, compare_with_published, load_published
-from gpassk_opencompass.leaderboard.ranking import (
-    DEFAULT_RESAMPLES,
-    check_ranking_options,
-    rank_leaderboard,
-)
+from gpassk_opencompass.leaderboard.ranking import check_ranking_options, rank_leaderboard
 from gpassk_opencompass.leaderboard.table import LEADERBOARD_THRESHOLDS, build_leaderboard, leaderboard_columns
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.render import require_extra
@@ -107,7 +104,7 @@ class LeaderboardRequest:
     sort_by: str | None = None
     significance: float | None = None
     correction: str = "holm"
-    resamples: int = DEFAULT_RESAMPLES
+    resamples: int = defaults.N_BOOT_PAIRED
     seed: int = 0
 
 

@@ -23,7 +23,7 @@ value shown; otherwise a :class:`Notice` says why and the table has no marks.
 >>> check_ranking_options(level=95, correction="holm", resamples=2000, seed=0)
 Traceback (most recent call last):
 ...
-gpassk_opencompass.errors.InputError: the significance level must be a confidence in (0, 1) such as 0.95; got 95
+gpassk_opencompass.errors.InputError: the significance level (a confidence such as 0.95) must be in (0, 1), got 95
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from gpassk_opencompass import defaults
+from gpassk_opencompass.checks import non_negative_int, open_unit, positive_int
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.leaderboard.records import BenchmarkTable, Leaderboard, Notice, RankingInfo, Row
 from gpassk_opencompass.leaderboard.table import GREEDY
@@ -45,7 +46,6 @@ from gpassk_opencompass.uncertainty.paired import metric_values
 from gpassk_opencompass.uncertainty.ranks import adjacent_significance, rank_intervals
 
 CORRECTIONS = ("holm", "none")
-DEFAULT_RESAMPLES = 2000
 #: A row's value and the one its details give may differ by float rounding only (x100 scale).
 _REPRODUCED = 1e-6
 
@@ -56,14 +56,11 @@ def check_ranking_options(*, level: float, correction: str, resamples: int, seed
     Raises:
         InputError: one line naming the option, its value and what is expected.
     """
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise InputError(f"the significance level must be a confidence in (0, 1) such as 0.95; got {level!r}")
+    open_unit(level, "the significance level (a confidence such as 0.95)")
     if correction not in CORRECTIONS:
         raise InputError(f"the correction must be one of {', '.join(CORRECTIONS)}; got {correction!r}")
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
-        raise InputError(f"--resamples must be a positive integer; got {resamples!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError(f"--seed must be a non-negative integer; got {seed!r}")
+    positive_int(resamples, "--resamples")
+    non_negative_int(seed, "--seed")
 
 
 def rank_leaderboard(
@@ -72,7 +69,7 @@ def rank_leaderboard(
     metric: str | None = None,
     level: float = defaults.CI,
     correction: str = "holm",
-    resamples: int = DEFAULT_RESAMPLES,
+    resamples: int = defaults.N_BOOT_PAIRED,
     seed: int = 0,
     load: Callable[[Path], ResultsFile] = load_results,
 ) -> Leaderboard:

@@ -29,12 +29,12 @@ mG-Pass@2 = 95 but its per-question details give 50
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
 import numpy as np
 
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.metrics import METRIC_KEY
 from gpassk_opencompass.scoring.compute import gpassk_results
 from gpassk_opencompass.scoring.details import CompactDetails
 from gpassk_opencompass.scoring.results import ResultsFile
@@ -43,11 +43,6 @@ from gpassk_opencompass.scoring.results import ResultsFile
 #: far above float rounding, far below any hand edit worth catching.
 TOLERANCE = 0.01
 
-_SUBSET = r"(?:(?P<subset>.+)/)?"
-_ACCURACY = re.compile(_SUBSET + r"accuracy(?: \(\d+ runs average\))?")
-_G_PASS = re.compile(_SUBSET + r"G-Pass@(?P<k>\d+)_(?P<tau>\d+(?:\.\d+)?)")
-_MG_PASS = re.compile(_SUBSET + r"mG-Pass@(?P<k>\d+)")
-
 
 def is_percentage_key(key: str) -> bool:
     """Whether a results key names one of this package's percentages (overall or per subset).
@@ -55,7 +50,7 @@ def is_percentage_key(key: str) -> bool:
     >>> is_percentage_key("G-Pass@16_0.5"), is_percentage_key("en/accuracy (8 runs average)"), is_percentage_key("bleu")
     (True, True, False)
     """
-    return any(pattern.fullmatch(key) for pattern in (_ACCURACY, _G_PASS, _MG_PASS))
+    return METRIC_KEY.fullmatch(key) is not None
 
 
 def results_problems(record: ResultsFile) -> tuple[str, ...]:
@@ -106,7 +101,7 @@ def _contradictions(record: ResultsFile) -> list[str]:
         f"{name} has its low end {low:g} above its high end {high:g}" for name, low, high in intervals if low > high
     ]
     n = min(ns) if ns else block.n
-    keys = [match for key in record.metrics if (match := _G_PASS.fullmatch(key) or _MG_PASS.fullmatch(key))]
+    keys = [match for key in record.metrics if (match := METRIC_KEY.fullmatch(key)) and match["k"] is not None]
     ks = sorted({*record.ks, *(int(match["k"]) for match in keys)})
     if n is not None and ks and ks[-1] > n:
         problems.append(f"k = {ks[-1]} is above n = {n} (G-Pass@k needs k <= n)")
@@ -147,11 +142,10 @@ def _unreproduced(record: ResultsFile) -> list[str]:
     keys = [key for key in record.metrics if is_percentage_key(key)]
     recorded_ks: set[int] = set()
     thresholds: set[float] = set()
-    for key in keys:
-        match = _G_PASS.fullmatch(key) or _MG_PASS.fullmatch(key)
-        if match:
+    for match in map(METRIC_KEY.fullmatch, keys):
+        if match is not None and match["k"] is not None:
             recorded_ks.add(int(match["k"]))
-        if (match := _G_PASS.fullmatch(key)) is not None:
+        if match is not None and match["tau"] is not None:
             thresholds.add(float(match["tau"]))
     ks = sorted(k for k in recorded_ks if k <= int(n.min())) or [1]
     columns = [

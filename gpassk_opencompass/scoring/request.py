@@ -110,7 +110,8 @@ def check_questions(questions: Sequence[Question], request: ScoringRequest) -> N
     """Raise :class:`InputError` now, before judging, if ``request`` cannot be computed on ``questions``.
 
     Every question has a label for each subset column, a judge language, and from the largest k up to
-    :data:`~gpassk_opencompass.defaults.MAX_N` generations (:func:`~gpassk_opencompass.scoring.questions.check_count`).
+    :data:`~gpassk_opencompass.defaults.MAX_N` generations (:func:`~gpassk_opencompass.scoring.questions.check_count`);
+    and a bootstrap that fits (:func:`~gpassk_opencompass.metrics.check_bootstrap`) whatever the verdicts.
 
     >>> check_questions([Question("a", "q", "1", ("1", "2"))], ScoringRequest(ks=(4,), thresholds=(0.5,)))
     Traceback (most recent call last):
@@ -127,3 +128,6 @@ def check_questions(questions: Sequence[Question], request: ScoringRequest) -> N
         if question.language not in LANGUAGES:
             raise InputError(f"question {question.id!r}: language must be 'en' or 'cn'; got {question.language!r}")
         check_count(question.id, len(question.predictions), largest)
+    if request.bootstrap:  # the fewest (n, c) groups the verdicts can make: one per n (every answer wrong)
+        keys = len(request.ks) * (len(request.thresholds) + 1)  # per k, a G-Pass@k per tau and mG-Pass@k
+        metrics.check_bootstrap(request.n_boot, len({len(question.predictions) for question in questions}), keys)

@@ -25,17 +25,17 @@ leaderboard's adjacent pairs) are :mod:`.ranks`'.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from gpassk_opencompass.checks import examples, non_negative_int, open_unit, positive_int
-from gpassk_opencompass.defaults import CI
+from gpassk_opencompass.defaults import CI, EXACT_MAX, N_BOOT_PAIRED, N_PERM
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import (
     DEFAULT_K,
     DEFAULT_THRESHOLDS,
+    METRIC_KEY,
     accuracy_key,
     counts_and_n,
     g_pass_at_k,
@@ -44,9 +44,6 @@ from gpassk_opencompass.metrics import (
     per_question_values,
 )
 from gpassk_opencompass.uncertainty.resampling import (
-    EXACT_MAX,
-    N_BOOT_PAIRED,
-    N_PERM,
     bootstrap_means,
     seeded_rng,
     sign_flip_columns,
@@ -90,10 +87,6 @@ def metric_table(counts, n, k, thresholds, accuracy: bool) -> tuple[list[str], n
     return keys, np.stack(columns, axis=1), c, n_array
 
 
-_G_PASS = re.compile(r"G-Pass@(\d+)_(.+)")
-_MG_PASS = re.compile(r"mG-Pass@(\d+)")
-
-
 def metric_values(counts, n, metric: str) -> np.ndarray:
     """Per-question values in [0, 1] of the metric named by its results key.
 
@@ -116,17 +109,18 @@ def metric_values(counts, n, metric: str) -> np.ndarray:
     n_array = int_array("n", n)
     if not isinstance(metric, str):
         raise InputError(f"metric must be a results key (a string); got metric={metric!r}")
-    if metric == "accuracy" or metric.startswith("accuracy ("):
+    match = METRIC_KEY.fullmatch(metric)
+    if match is None or match["subset"] is not None:
+        raise InputError(
+            f"metric must be a results key like 'G-Pass@16_0.5', 'mG-Pass@16' or 'accuracy'; got metric={metric!r}"
+        )
+    if match["k"] is None:  # accuracy
         if (n_array < 1).any() or (c < 0).any() or (c > n_array).any():
             g_pass_at_k(n_array, c, 1, 1.0)  # raises the usual message
         return np.broadcast_to(c / n_array, np.broadcast_shapes(c.shape, n_array.shape)).astype(float)
-    if match := _MG_PASS.fullmatch(metric):
-        return np.asarray(mg_pass_at_k(n_array, c, int(match[1])), dtype=float)
-    if match := _G_PASS.fullmatch(metric):
-        return np.asarray(g_pass_at_k(n_array, c, int(match[1]), match[2]), dtype=float)
-    raise InputError(
-        f"metric must be a results key like 'G-Pass@16_0.5', 'mG-Pass@16' or 'accuracy'; got metric={metric!r}"
-    )
+    if match["mg"]:
+        return np.asarray(mg_pass_at_k(n_array, c, int(match["k"])), dtype=float)
+    return np.asarray(g_pass_at_k(n_array, c, int(match["k"]), match["tau"]), dtype=float)
 
 
 # --------------------------------------------------------------------------

@@ -18,15 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpassk_opencompass.checks import non_negative_int, open_unit, positive_int
-from gpassk_opencompass.defaults import CI
+from gpassk_opencompass.defaults import CI, EXACT_MAX, N_BOOT_PAIRED, N_PERM
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import int_array
 from gpassk_opencompass.uncertainty.paired import metric_values
 from gpassk_opencompass.uncertainty.resampling import (
     CHUNK_CELLS,
-    EXACT_MAX,
-    N_BOOT_PAIRED,
-    N_PERM,
     bootstrap_means,
     seeded_rng,
     sign_flip_columns,

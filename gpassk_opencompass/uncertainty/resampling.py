@@ -35,14 +35,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpassk_opencompass.checks import non_negative_int, positive_int
+from gpassk_opencompass.defaults import EXACT_MAX, N_PERM
 from gpassk_opencompass.errors import InputError
 
-#: Bootstrap resamples of the questions behind a paired interval or a rank interval.
-N_BOOT_PAIRED = 2000
-#: Random sign vectors of a Monte Carlo sign-flip test.
-N_PERM = 10_000
-#: The most differing questions whose sign vectors are all enumerated (an exact p-value).
-EXACT_MAX = 20
 #: Sums within this relative distance of the observed one count as "at least as extreme".
 _RELATIVE_TIE = 1e-9
 #: Per-question differences of metric values (in [0, 1], exact to ~1e-14) below this are zero:
