@@ -37,6 +37,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details, match_questions
 from gpassk_opencompass.checks import examples
 from gpassk_opencompass.errors import InputError
@@ -280,7 +281,7 @@ def _report(
     return agreement, side_a, side_b, listed
 
 
-def agree_results(a: ResultsFile, b: ResultsFile | None = None, *, ci: float = 0.95) -> AgreementReport:
+def agree_results(a: ResultsFile, b: ResultsFile | None = None, *, ci: float = defaults.CI) -> AgreementReport:
     """Compare two judges: two results files of the same generations, or the two stages of one cascade file.
 
     Args:
@@ -400,7 +401,7 @@ def agree(
     path_a: str | os.PathLike,
     path_b: str | os.PathLike | None = None,
     *,
-    ci: float = 0.95,
+    ci: float = defaults.CI,
     json_path=None,
     html_path=None,
     markdown_path=None,

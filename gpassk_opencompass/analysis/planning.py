@@ -31,6 +31,7 @@ from typing import ClassVar
 import numpy as np
 from scipy import stats
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details
 from gpassk_opencompass.checks import positive_ints
 from gpassk_opencompass.errors import InputError
@@ -130,7 +131,7 @@ def plan_results(
     target: float | None = None,
     k: Sequence[int] | None = None,
     thresholds: Sequence[float] | None = None,
-    level: float = 0.95,
+    level: float = defaults.CI,
     include_question_sampling: bool = True,
 ) -> PlanReport:
     """The planning table of a pilot, and the smallest n for ``target`` per metric and question count.
@@ -242,7 +243,7 @@ def plan(
     target: float | None = None,
     k: Sequence[int] | None = None,
     thresholds: Sequence[float] | None = None,
-    level: float = 0.95,
+    level: float = defaults.CI,
     include_question_sampling: bool = True,
     calibration_png=None,
     replications: int = 2000,

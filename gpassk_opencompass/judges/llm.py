@@ -1,57 +1,14 @@
 r"""The LLM judge: many prompts over one or more OpenAI-compatible endpoints.
 
-:func:`ask_judges` sends each prompt to a judge model with the official
-``openai`` async client and reads a ``\boxed{yes}``/``\boxed{no}`` verdict
-back.  It keeps ``concurrency`` requests in flight per URL, all URLs drawing
-from one queue (a fast server takes more work), at temperature 0.
-
-What each reply means is decided by
-:func:`~gpassk_opencompass.judges.replies.classify`, a pure function (its
-table: a verdict, no verdict, a reply cut by the token limit, a fault, a
-refusal of this request, a refusal that stops the run, a redirect); the loop
-here counts, retries, gives up or stops the run.
-
-**Probe first.**  Before the concurrent workers start, the first prompts are
-sent one per URL, alone (real work: their verdicts are kept).  An answer that
-no retry can fix stops the run there, with one line, instead of a flood of
-identical failures.
-
-**Faults, replies without a verdict and cut replies are retried while the
-judge makes progress**, each retry free to land on any URL, after an
-exponential backoff with full jitter (or after ``Retry-After`` when the server
-names a longer wait, capped at :data:`MAX_RETRY_AFTER` and at the progress
-window; a wait over :data:`LOGGED_WAIT` seconds is logged).  At most
-:data:`REPLIES_WITHOUT_VERDICT` replies without a verdict per prompt (at
-temperature 0 the judge tends to say the same again); a cut reply is asked
-again at once with twice the token budget, up to :data:`MAX_TOKENS_GROWTH`
-times ``max_tokens``.
-
-A prompt stops being retried when the judge has given no verdict to *any*
-request for ``progress_window`` seconds (or after ``max_retries`` retries,
-when set), not after a fixed few attempts.  Every request has a total
-deadline of ``request_timeout`` seconds (``asyncio.wait_for`` around the
-``openai`` call: httpx's own timeout is per read); the client's HTTP
-transport bounds reply sizes and refuses redirects (see
-:mod:`~gpassk_opencompass.judges.transport`).
-A prompt whose retries run out gets ``correct=None`` with the reason --
-counted, never silently wrong.
-
-**The run stops** with :class:`JudgeError` on a refusal no retry can fix
-(a refused key, a wrong URL or model: the message lists the models the
-server serves; any 4xx before the endpoint's first verdict), and on
-:data:`REJECTIONS_IN_A_ROW` refused requests, :data:`OVERSIZED_IN_A_ROW`
-oversized replies or :func:`failures_in_a_row_limit` failed requests
-(connections, timeouts, 5xx; not 429s or replies without a verdict) in a row
-with no verdict between them.  The message says how many verdicts arrived;
-they were already handed to ``on_answer`` (and so cached).
-
-Every message this module produces (errors, reasons, log lines) passes
-through :func:`~gpassk_opencompass.redaction.redact`: a server that quotes
-the ``Authorization`` header back never gets the key printed.
-
-The API key comes from ``OC_JUDGE_API_KEY``, else ``OPENAI_API_KEY``, else
-``EMPTY`` (what local vLLM/lmdeploy/SGLang servers accept); it is never
-logged.  Nothing on this path downloads tokenizers or touches the Hub.
+:func:`ask_judges` sends each prompt to a judge model with the official ``openai`` async client,
+``concurrency`` requests in flight per URL drawing from one queue, at temperature 0, and reads a
+``\boxed{yes}``/``\boxed{no}`` verdict back. What a reply means is decided by the pure
+:func:`~gpassk_opencompass.judges.replies.classify`; the loop here probes each URL first, counts,
+retries while the judge makes progress (``progress_window``), gives up a prompt as ``correct=None``
+with the reason, or stops the run with :class:`JudgeError` (the policy, with its limits, is
+docs/evaluator.md, "Judges"). Every message passes through
+:func:`~gpassk_opencompass.redaction.redact`; the API key (``OC_JUDGE_API_KEY``, else
+``OPENAI_API_KEY``, else ``EMPTY``) is never logged.
 """
 
 from __future__ import annotations

@@ -111,11 +111,6 @@ class Requirement:
     packages: tuple[str, ...]
     gpu: bool
 
-    @property
-    def needs_anything(self) -> bool:
-        """Whether there is anything to check."""
-        return bool(self.packages) or self.gpu
-
 
 @dataclass(frozen=True)
 class Environment:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gpassk_opencompass import defaults
 from gpassk_opencompass.redaction import redact
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def format_report(record: ResultsFile) -> str:
     keys = list(dict.fromkeys([*uncertainty, *record.metrics, *bounds]))
     width = max(len(key) for key in keys) + 3
     level = next((entry.level for entry in uncertainty.values() if entry.level is not None), None) or next(
-        (entry.level for entry in bayes.values()), 0.95
+        (entry.level for entry in bayes.values()), defaults.CI
     )
     judge = f"{info.judge} judge" + (f" (prompt {info.prompt_version})" if info.prompt_version else "")
     n = record.n if record.n is not None else "varies"

@@ -249,18 +249,6 @@ class ResultsFile(Contract):
             np.array([question.n for question in self.details], dtype=np.int64),
         )
 
-    def verdict_matrix(self) -> np.ndarray:
-        """Questions x generations, ``1.0`` correct, ``0.0`` wrong, ``nan`` unresolved (n must be uniform)."""
-        self._need_details()
-        lengths = {len(question.verdicts) for question in self.details}
-        if len(lengths) != 1:
-            raise InputError(
-                f"{self.source}: questions have different numbers of verdicts "
-                f"({sorted(lengths)}); a verdict matrix needs the same n for every question"
-            )
-        values = {True: 1.0, False: 0.0, None: np.nan}
-        return np.array([[values[verdict.correct] for verdict in question.verdicts] for question in self.details])
-
     def _need_details(self) -> None:
         if not self.details:
             raise InputError(

@@ -57,8 +57,8 @@ def read_results(document: Mapping | ResultsFile, source: str = "<document>") ->
     ...     "details": [{"id": "q1", "c": 1, "n": 2, "unresolved": 0, "verdicts": [
     ...         {"correct": True, "extracted": "2", "reason": "equal", "source": "rule"},
     ...         {"correct": False, "extracted": "3", "reason": "differ", "source": "rule"}]}]})
-    >>> record.schema_version, record.complete, record.ks, record.counts()[0].tolist(), record.verdict_matrix().tolist()
-    (2, True, (2,), [1], [[1.0, 0.0]])
+    >>> record.schema_version, record.complete, record.ks, record.counts()[0].tolist(), record.details[0].verdicts[1]
+    (2, True, (2,), [1], Verdict(correct=False, extracted='3', reason='differ', source='rule'))
     >>> read_results({"unresolved": -1, "gpassk": {}}, "r.json")
     Traceback (most recent call last):
     ...

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 
 from datasets import Dataset
 from opencompass.datasets.base import BaseDataset
+from opencompass.datasets.math import extract_boxed_answer
 
 from gpassk_opencompass.catalog import Benchmark, get_benchmark
 from gpassk_opencompass.errors import InputError
@@ -97,8 +98,6 @@ def level_row(key: str, record: dict, level: int, where: str) -> dict | None:
     answer = record.get("answer")
     if answer is None:
         require_fields(record, ("solution",), where)
-        from opencompass.datasets.math import extract_boxed_answer
-
         answer = extract_boxed_answer(record["solution"])
         if answer is None:
             raise InputError(f"{where}: no 'answer' field and no \\boxed{{}} in its solution")
