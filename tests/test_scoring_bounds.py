@@ -6,8 +6,6 @@ import tracemalloc
 
 import pytest
 
-from evaluator_fixtures import run as run_evaluator
-from gpassk_opencompass import GPassKEvaluator
 from gpassk_opencompass.cli import EXIT_USAGE, main
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import MAX_BOOTSTRAP, MAX_N, summarize_uncertainty
@@ -68,7 +66,12 @@ def test_bootstrap_memory_is_bounded_with_a_message():
         summarize_uncertainty(list(range(1001)), 1000, k=[1], thresholds=[1.0], n_boot=100_000)
 
 
+@pytest.mark.e2e
 def test_evaluator_refuses_repeats_before_judging(loopback_openai):
+    # deferred: imports OpenCompass (BaseDataset, BaseEvaluator), which only the e2e step pays for
+    from evaluator_fixtures import run as run_evaluator
+    from gpassk_opencompass import GPassKEvaluator
+
     with pytest.raises(InputError, match=r"thresholds repeat tau=0\.5"):
         GPassKEvaluator(judge="rule", thresholds=[0.5, 1.0, 0.5])
     server = loopback_openai(exact_match_judge)
