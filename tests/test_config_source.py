@@ -60,6 +60,7 @@ def test_lines_longer_than_the_width_hold_no_splittable_container(variables, wid
         assert not isinstance(value, (list, tuple, dict)) or len(value) == 0, line
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_classes_become_imports_with_aliases_on_clash():
     from opencompass.openicl.icl_retriever import ZeroRetriever
 
@@ -80,6 +81,7 @@ def test_classes_become_imports_with_aliases_on_clash():
     assert "type=OpenAISDK_2" in source and "type=ZeroRetriever" in source
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_imported_classes_resolve():
     from opencompass.models import OpenAISDK
 

@@ -36,6 +36,9 @@ from gpassk_opencompass.plugin.models import OfflineOpenAISDK
 from gpassk_opencompass.plugin.rejudge import _role_lookup
 from gpassk_opencompass.plugin.runs import load_saved_config
 
+#: Drives OpenCompass (its datasets, evaluators or configs): only the e2e step collects it (conftest.py).
+pytestmark = pytest.mark.e2e
+
 MODEL, DATASET = "strong_t0-7", "tiny_rule"
 
 #: (name, entry the key path starts in, key path inside it, planted value, what the rejudged prediction says)

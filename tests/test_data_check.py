@@ -51,6 +51,7 @@ def problems(out: str) -> list[str]:
     return [line for line in out.splitlines() if line.startswith(("error: ", "warning: "))]
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_complete_data_is_usable_with_counts_per_split_and_language(compass_cache, capsys):
     root = write_full_202412(compass_cache)
     code, out, _ = check(capsys, "LiveMathBench-202412")
@@ -71,6 +72,7 @@ def test_complete_data_is_usable_with_counts_per_split_and_language(compass_cach
     assert out.rstrip().endswith("1 of 1 benchmarks usable")
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_a_missing_file_is_named_with_how_to_get_it(compass_cache, capsys):
     root = write_full_202412(compass_cache)
     (root / "AMC_en.jsonl").unlink()
@@ -85,6 +87,7 @@ def test_a_missing_file_is_named_with_how_to_get_it(compass_cache, capsys):
     assert "AMC/en -" in out and "AMC/cn 46" in out
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_a_missing_field_names_file_record_and_field(compass_cache, capsys):
     root = write_full_202412(compass_cache)
     path = root / "CCEE_cn.jsonl"
@@ -102,6 +105,7 @@ def test_a_missing_field_names_file_record_and_field(compass_cache, capsys):
     assert "CCEE/cn -" in out
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_a_different_count_warns_but_is_usable(compass_cache, capsys):
     write_aime2025(compass_cache, questions(30))  # e.g. parts I and II
     code, out, _ = check(capsys, "AIME2025")
@@ -113,6 +117,7 @@ def test_a_different_count_warns_but_is_usable(compass_cache, capsys):
     ]
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_missing_everywhere_lists_the_places_in_order(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("COMPASS_DATA_CACHE", raising=False)
     monkeypatch.delenv("DATASET_SOURCE", raising=False)
@@ -130,6 +135,7 @@ def test_missing_everywhere_lists_the_places_in_order(tmp_path, monkeypatch, cap
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing created, nothing downloaded
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_falls_back_to_the_default_cache_folder(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("COMPASS_DATA_CACHE", raising=False)
     monkeypatch.delenv("DATASET_SOURCE", raising=False)
@@ -142,6 +148,7 @@ def test_falls_back_to_the_default_cache_folder(tmp_path, monkeypatch, capsys):
     assert f"data/aime.jsonl (not there); {path} (found)" in out
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_hf_mode_reports_the_hub_id_and_downloads_nothing(compass_cache, monkeypatch, capsys):
     import datasets
 
@@ -174,6 +181,7 @@ def test_hf_mode_reports_the_hub_id_and_downloads_nothing(compass_cache, monkeyp
     assert not (compass_cache / "data" / "LiveMathBench").exists()
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_hf_subsets_are_the_ones_the_loader_would_load(compass_cache, monkeypatch):
     from gpassk_opencompass.plugin.data_check import check_benchmark
 
@@ -182,6 +190,7 @@ def test_hf_subsets_are_the_ones_the_loader_would_load(compass_cache, monkeypatc
     assert [part.where for part in found.parts] == ["opencompass/LiveMathBench:v202505_all_en"]
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_math500_counts_level_5_like_the_loader(compass_cache, capsys):
     from gpassk_opencompass.plugin.datasets import Math500Level5Dataset
 
@@ -204,6 +213,7 @@ def test_math500_counts_level_5_like_the_loader(compass_cache, capsys):
     assert "questions: level 5 4" in out
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_math500_without_levels_or_answers_is_an_error(compass_cache, capsys):
     path = write_math500(compass_cache, {"a": {"problem": "p", "solution": "s"}})
     code, out, _ = check(capsys, "MATH500-L5")
@@ -219,6 +229,7 @@ def test_math500_without_levels_or_answers_is_an_error(compass_cache, capsys):
     assert f"{path} record a: no 'answer' field and no \\boxed{{}} in its solution" in problems(out)[0]
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_an_unreadable_file_is_an_error_with_its_line(compass_cache, capsys):
     path = write_aime2025(compass_cache, questions(15))
     path.write_text(path.read_text() + "{not json\n")
@@ -227,6 +238,7 @@ def test_an_unreadable_file_is_an_error_with_its_line(compass_cache, capsys):
     assert problems(out)[0].startswith(f"error: AIME2025: {path} does not read: {path}:16: not valid JSON")
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_aime_field_layouts(compass_cache, capsys):
     path = write_aime2025(compass_cache, questions(15))
     path.write_text(path.read_text().replace('"answer"', '"solution"'))
@@ -252,6 +264,7 @@ def test_unknown_benchmark_exits_2_before_reading_anything(compass_cache, capsys
     ]
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_no_names_checks_the_whole_catalog(compass_cache, capsys):
     from gpassk_opencompass.catalog import BENCHMARKS
 
@@ -271,6 +284,7 @@ def test_no_names_checks_the_whole_catalog(compass_cache, capsys):
     assert out.rstrip().endswith("1 of 18 benchmarks usable; 18 error(s)")
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_the_commands_of_the_data_guide_run(compass_cache, capsys):
     """Every ``$ gpassk data check ...`` line of docs/data.md parses and names real benchmarks."""
     commands = re.findall(r"^\$ (gpassk data check[^#\n]*)", DOCS.read_text(encoding="utf-8"), re.MULTILINE)
@@ -294,6 +308,7 @@ def test_the_guide_gives_the_catalog_counts():
         assert re.search(rf"^\| {re.escape(benchmark.name)} \|[^\n]*\| {count} \|$", text, re.MULTILINE), benchmark
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_modelscope_is_refused_per_benchmark(compass_cache, monkeypatch, capsys):
     monkeypatch.setenv("DATASET_SOURCE", "ModelScope")
     write_aime2025(compass_cache, questions(15))
@@ -305,6 +320,7 @@ def test_modelscope_is_refused_per_benchmark(compass_cache, monkeypatch, capsys)
     )
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_math_folder_without_the_file(compass_cache, capsys):
     (compass_cache / "data" / "math").mkdir(parents=True)
     code, out, _ = check(capsys, "MATH500-L5")
@@ -316,6 +332,7 @@ def test_math_folder_without_the_file(compass_cache, capsys):
     assert "math.zip" in line
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_the_guide_example_is_what_the_check_prints(compass_cache, monkeypatch, capsys):
     """The console example of docs/data.md, run on its own data (``…`` stands for an elided part)."""
     text = DOCS.read_text(encoding="utf-8")
@@ -352,6 +369,7 @@ class ToyDataset:
 """
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_a_new_loader_brings_its_own_data_check(tmp_path, monkeypatch, capsys):
     """A benchmark on a new loader: its loader declares the check; data_check.py names no loader."""
     from gpassk_opencompass import catalog
@@ -376,6 +394,7 @@ def test_a_new_loader_brings_its_own_data_check(tmp_path, monkeypatch, capsys):
 ARCHITECTURE = Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_the_architecture_example_adds_a_benchmark(compass_cache, tmp_path, monkeypatch, capsys):
     """docs/architecture.md's worked example, as written there: its config and its catalog line are all it takes."""
     import shutil
@@ -408,6 +427,7 @@ def test_the_architecture_example_adds_a_benchmark(compass_cache, tmp_path, monk
     assert all(f"path={str(data)!r}" in file.text for file in files[:-1])
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_math500_ids_given_twice_are_refused_by_data_check_and_the_loader(compass_cache, capsys):
     from gpassk_opencompass.errors import InputError
     from gpassk_opencompass.plugin.datasets import Math500Level5Dataset

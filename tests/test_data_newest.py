@@ -111,6 +111,7 @@ def test_every_new_benchmark_has_a_layout_here():
     assert new == list(LAYOUTS)
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 @pytest.mark.parametrize("name", list(LAYOUTS))
 def test_the_real_layout_checks_ok(compass_cache, capsys, name):
     path = write_standin(compass_cache, name)
@@ -122,6 +123,7 @@ def test_the_real_layout_checks_ok(compass_cache, capsys, name):
     assert problems(out) == []
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 @pytest.mark.parametrize("name", list(LAYOUTS))
 def test_a_record_without_its_answer_is_one_line(compass_cache, capsys, name):
     path = write_standin(compass_cache, name)
@@ -138,6 +140,7 @@ def test_a_record_without_its_answer_is_one_line(compass_cache, capsys, name):
     ]
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_loaded_rows_are_the_files_rows(compass_cache):
     """The loader's rows, against the stand-ins read independently (MathArena Parquet, OlymMATH JSONL)."""
     from gpassk_opencompass.plugin.data_check import dataset_entry
@@ -157,6 +160,7 @@ def test_loaded_rows_are_the_files_rows(compass_cache):
         ]
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_an_integer_answer_reads_as_its_digits_and_a_list_is_refused(compass_cache, capsys, tmp_path):
     path = write_standin(compass_cache, "BeyondAIME")
     records = read_back(path)
@@ -171,6 +175,7 @@ def test_an_integer_answer_reads_as_its_digits_and_a_list_is_refused(compass_cac
     ]
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_missing_data_names_the_hub_id_and_where_to_put_it(compass_cache, capsys):
     code, out = check(capsys, "HMMT-Nov-2025")
     assert code == 1
@@ -185,6 +190,7 @@ def test_missing_data_names_the_hub_id_and_where_to_put_it(compass_cache, capsys
     ) in line
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_a_snapshot_without_the_expected_file_is_named(compass_cache, capsys):
     folder = compass_cache / "data" / "OlymMATH" / "data"
     write_records(folder / "OlymMATH-EN-EASY.jsonl", [{"problem": "p", "answer": "1"}])
@@ -196,6 +202,7 @@ def test_a_snapshot_without_the_expected_file_is_named(compass_cache, capsys):
     )
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_opencompass_archive_hint_for_its_own_copies(compass_cache, capsys):
     code, out = check(capsys, "HMMT-Feb-2026")
     assert code == 1
@@ -256,6 +263,7 @@ def test_opencompass_dry_run_loads_a_generated_config_on_the_parquet_layout(tmp_
     assert sizes == {sampled["dataset_abbr"]: 30 * 48}
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_a_file_that_is_not_parquet_does_not_read(compass_cache, capsys):
     path = write_standin(compass_cache, "CMIMC2025")
     path.write_bytes(b"PAR1 not really")
@@ -265,6 +273,7 @@ def test_a_file_that_is_not_parquet_does_not_read(compass_cache, capsys):
     assert line.startswith(f"error: CMIMC2025: {path} does not read: ")
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_the_loader_refuses_an_empty_file(compass_cache):
     from gpassk_opencompass.errors import InputError
     from gpassk_opencompass.plugin.datasets.competition import CompetitionDataset
@@ -274,6 +283,7 @@ def test_the_loader_refuses_an_empty_file(compass_cache):
         CompetitionDataset.load("opencompass/hmmt2026", "HMMT-Feb-2026", "MathArena/hmmt_feb_2026")
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 @pytest.mark.parametrize(
     ("name", "id_field", "twice"),
     [("HMMT-Feb-2025", "problem_idx", 4), ("OlymMATH-EN-Easy", "unique_id", "EN-EASY-3")],

@@ -86,6 +86,7 @@ def test_local_candidates_mirror_opencompass(local, environ, expected):
     assert local_candidates(local, environ, "/h") == expected
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_local_candidates_agree_with_opencompass_get_data_path(tmp_path, monkeypatch):
     """Where both find data, they find the same directory."""
     from opencompass.utils import get_data_path

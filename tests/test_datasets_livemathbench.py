@@ -16,6 +16,9 @@ from gpassk_opencompass.plugin.datasets.livemathbench import (
 )
 from tiny_data import default_livemathbench, write_livemathbench
 
+#: Drives OpenCompass (its datasets, evaluators or configs): only the e2e step collects it (conftest.py).
+pytestmark = pytest.mark.e2e
+
 COLUMNS = {
     "question_id",
     "question",

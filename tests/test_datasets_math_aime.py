@@ -14,6 +14,9 @@ from gpassk_opencompass.plugin.datasets.aime import AIMEDataset
 from gpassk_opencompass.plugin.datasets.math500 import Math500Level5Dataset
 from tiny_data import write_aime2024, write_aime2025, write_math500
 
+#: Drives OpenCompass (its datasets, evaluators or configs): only the e2e step collects it (conftest.py).
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture
 def cache(compass_cache):

@@ -108,6 +108,7 @@ def test_an_internal_error_in_scoring_exits_1_with_its_traceback(tmp_path):
     assert "gpassk score: error" not in completed.stderr
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_an_internal_error_building_the_rejudge_evaluator_is_not_the_users(monkeypatch):
     """``gpassk rejudge`` builds the evaluator before judging; a ``ValueError`` inside is a bug, not bad input."""
     from gpassk_opencompass.plugin import evaluator, rejudge

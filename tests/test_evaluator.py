@@ -14,6 +14,9 @@ from gpassk_opencompass import GPassKEvaluator
 from gpassk_opencompass.errors import InputError
 from loopback_openai import last_user_message
 
+#: Drives OpenCompass (its datasets, evaluators or configs): only the e2e step collects it (conftest.py).
+pytestmark = pytest.mark.e2e
+
 
 def check_against_exact(results, counts):
     for k in KS:

@@ -445,6 +445,7 @@ def test_reasoning_models_get_no_temperature_from_opencompass_so_only_its_defaul
     assert template(**api, models=["gpt-4o", "o3-mini-2025-01-31"], greedy=False, temperatures=[1.0])
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_the_reasoning_model_list_is_opencompass_own():
     from opencompass.models.openai_api import OAI_REASONING_MODEL_LIST
 

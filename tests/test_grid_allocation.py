@@ -16,6 +16,9 @@ from generated_configs import generate_configs
 from gpassk_opencompass.cli import main
 from tiny_data import write_grid_data
 
+#: Every test launches through OpenCompass's own runners (imports it): only the e2e step collects it (conftest.py).
+pytestmark = pytest.mark.e2e
+
 JOB = {
     "SLURM_JOB_ID": "48213",
     "SLURM_JOBID": "48213",

@@ -100,6 +100,7 @@ def grid_run(configs: Path, work: Path, fake, *extra: str) -> int:
     return main(["grid", "run", str(configs), "-w", str(work), "--opencompass", fake.path, "--no-progress", *extra])
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_dry_run_prints_the_exact_slurm_commands_and_launches_nothing(tmp_path, grid, fake_opencompass, capsys):
     configs, runs = grid
     work = tmp_path / "outputs"
@@ -149,6 +150,7 @@ def test_dry_run_prints_the_exact_slurm_commands_and_launches_nothing(tmp_path, 
     assert fake_opencompass.launches() == [] and not work.exists()
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_run_then_rerun_skips_what_is_done(tmp_path, grid, fake_opencompass, capsys):
     configs, runs = grid
     work = tmp_path / "outputs"
@@ -173,6 +175,7 @@ def test_run_then_rerun_skips_what_is_done(tmp_path, grid, fake_opencompass, cap
     ]
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_max_parallel_runs_launches_at_once(tmp_path, grid, fake_opencompass, monkeypatch):
     configs, runs = grid
     barrier = tmp_path / "barrier"
@@ -183,6 +186,7 @@ def test_max_parallel_runs_launches_at_once(tmp_path, grid, fake_opencompass, mo
     assert len(list(barrier.iterdir())) == len(runs)
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_incomplete_results_are_set_aside_and_rejudged(tmp_path, grid, fake_opencompass, monkeypatch, capsys):
     configs, runs = grid
     work = tmp_path / "outputs"
@@ -204,6 +208,7 @@ def test_incomplete_results_are_set_aside_and_rejudged(tmp_path, grid, fake_open
         assert kept[1].startswith(f"{run['dataset_abbr']}.json.incomplete-") and len(kept) == 2
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_dry_run_shows_the_set_aside_of_an_incomplete_result(tmp_path, grid, fake_opencompass, monkeypatch, capsys):
     configs, runs = grid
     work = tmp_path / "outputs"

@@ -37,6 +37,7 @@ def configs(tmp_path):
     return folder
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 @pytest.mark.parametrize(
     "arguments, named",
     [
@@ -79,6 +80,7 @@ def test_shell_syntax_in_slurm_values_is_refused_before_any_launch(
     assert captured.out == "" and not work.exists() and not (tmp_path / "pwned").exists()
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 @pytest.mark.parametrize(
     "arguments, named",
     [
@@ -98,6 +100,7 @@ def test_opencompass_args_cannot_choose_the_runner_or_the_run_folder(tmp_path, c
     assert "--opencompass-arg " in captured.err and captured.out == "" and not work.exists()
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_other_opencompass_args_reach_every_launch(tmp_path, configs, capsys):
     extra = [
         "--opencompass-arg=--max-num-workers=3",

@@ -131,6 +131,7 @@ def test_gpassk_score_never_reads_or_caches_an_echoed_instruction_as_a_verdict(
     assert not cache.exists() or cache.read_text() == ""
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_the_opencompass_evaluator_leaves_an_echoed_instruction_unresolved(loopback_openai):
     from evaluator_fixtures import QUESTIONS, N, run
     from gpassk_opencompass import GPassKEvaluator

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from loguru import logger
 
-from evaluator_fixtures import run
 from gpassk_opencompass.log import enable_logging
 from leaderboard_workdirs import standard_grid, write_results, write_run
 from loopback_judge import exact_match_judge
@@ -76,7 +75,10 @@ def test_score_from_python_logs_no_secret(loopback_openai, logged, tmp_path):
     assert leaks(logged) == []
 
 
+@pytest.mark.e2e
 def test_the_evaluator_in_opencompass_logs_no_secret(loopback_openai, logged):
+    # deferred: imports OpenCompass (BaseDataset, BaseEvaluator), which only the e2e step pays for
+    from evaluator_fixtures import run
     from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
 
     judge = ChattyJudge(loopback_openai)

@@ -375,6 +375,7 @@ def test_uncertainty_rejects_bad_parameters(kwargs, message):
 # ------------------------------------------------- agreement with OpenCompass
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_agrees_with_opencompass_own_implementation():
     from opencompass.openicl.icl_evaluator.icl_base_evaluator import (
         compute_g_pass_at_k,

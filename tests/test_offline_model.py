@@ -81,6 +81,7 @@ def build(url: str, **overrides):
     return OfflineOpenAISDK(**{**settings, **overrides})
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_generates_against_a_local_url_with_nothing_downloaded(offline, loopback_openai):
     server = loopback_openai(echo)
     model = build(server.url)
@@ -97,6 +98,7 @@ def test_generates_against_a_local_url_with_nothing_downloaded(offline, loopback
     assert list(offline.iterdir()) == []
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_prompt_length_estimate_clips_the_answer_budget(offline, loopback_openai):
     server = loopback_openai(echo)
     model = build(server.url, max_seq_len=400)
@@ -105,6 +107,7 @@ def test_prompt_length_estimate_clips_the_answer_budget(offline, loopback_openai
     assert server.requests[0]["max_tokens"] == 200
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_key_comes_from_the_environment(offline, loopback_openai, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-local-secret")
     server = loopback_openai(echo)
@@ -112,6 +115,7 @@ def test_key_comes_from_the_environment(offline, loopback_openai, monkeypatch):
     assert authorization(server.headers_seen[0]) == "Bearer sk-local-secret"
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_opencompass_openaisdk_would_fetch_a_tokenizer(offline, loopback_openai):
     """The control: under the same conditions the stock class reaches for a download."""
     from opencompass.models import OpenAISDK
@@ -125,6 +129,7 @@ def test_opencompass_openaisdk_would_fetch_a_tokenizer(offline, loopback_openai)
     assert fetched
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_bad_chars_per_token(offline):
     from gpassk_opencompass.plugin.models import OfflineOpenAISDK
 
@@ -171,6 +176,7 @@ def test_generated_config_runs_inference_offline_through_opencompass(tmp_path, l
 STANDARD_FIELDS = {"model", "messages", "max_tokens", "n", "temperature"}
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 @pytest.mark.parametrize(
     "server, top_k, repetition_penalty, extra_fields",
     [

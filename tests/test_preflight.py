@@ -55,6 +55,7 @@ def recorder(tmp_path):
     return str(script), record
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 @no_lmdeploy
 def test_turbomind_grid_on_a_machine_without_lmdeploy_or_gpu(tmp_path, turbomind_grid, recorder, capsys, monkeypatch):
     configs, runs = turbomind_grid
@@ -71,6 +72,7 @@ def test_turbomind_grid_on_a_machine_without_lmdeploy_or_gpu(tmp_path, turbomind
     assert not recorder[1].exists() and not (tmp_path / "out").exists()
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 @no_lmdeploy
 def test_with_slurm_only_the_package_is_checked(tmp_path, turbomind_grid, recorder, capsys, monkeypatch):
     configs, _ = turbomind_grid
@@ -95,6 +97,7 @@ def test_with_slurm_only_the_package_is_checked(tmp_path, turbomind_grid, record
     assert "lmdeploy is not installed; install it in this Python environment" in err and "GPU is visible" not in err
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_gpu_configs_locally_run_one_launch_at_a_time(tmp_path, turbomind_grid, recorder, capsys, monkeypatch):
     configs, _ = turbomind_grid
     monkeypatch.setattr(preflight, "cuda_gpu_visible", lambda: True)
@@ -192,6 +195,7 @@ def api_grid(tmp_path):
     return configs, runs
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 @pytest.mark.parametrize("dry_run", [[], ["--dry-run"]], ids=["run", "dry-run"])
 def test_missing_data_is_one_line_before_any_launch(tmp_path, api_grid, recorder, capsys, monkeypatch, dry_run):
     configs, runs = api_grid
@@ -205,6 +209,7 @@ def test_missing_data_is_one_line_before_any_launch(tmp_path, api_grid, recorder
     assert captured.out == "" and not recorder[1].exists() and not (tmp_path / "out").exists()
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_data_present_or_check_skipped_launches(tmp_path, api_grid, recorder, monkeypatch):
     configs, runs = api_grid
     assert (
@@ -236,6 +241,7 @@ def _run(tmp_path, configs, recorder, *extra):
     return main(["grid", "run", str(configs), "-w", str(tmp_path / "out"), "--opencompass", recorder[0], *extra])
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_a_data_path_of_the_template_is_what_is_checked(tmp_path, grid_data, recorder, capsys, monkeypatch):
     """The check reads each config's own loader arguments: its data_paths, not the benchmark's default place."""
     missing = tmp_path / "nowhere" / "aime'2025.jsonl"
@@ -270,6 +276,7 @@ def test_a_data_path_of_the_template_is_what_is_checked(tmp_path, grid_data, rec
     assert recorder[1].read_text().count("called") == 1
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_a_parquet_snapshot_given_as_data_path_is_read(tmp_path, recorder, capsys):
     snapshot = tmp_path / "hmmt"
     write_standin(snapshot, "HMMT-Feb-2025")  # MathArena's Hub layout under snapshot/data/MathArena/...
@@ -291,6 +298,7 @@ def test_a_parquet_snapshot_given_as_data_path_is_read(tmp_path, recorder, capsy
     assert err.count("\n") == 1 and "needs the HMMT-Feb-2025 data: " in err and "does not read" in err, err
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_a_pilot_beyond_the_data_is_one_line(tmp_path, recorder, capsys):
     generate_configs(
         "self_served.py",

@@ -299,6 +299,7 @@ def test_an_allocation_failure_is_never_not_readable():
 # ------------------------------------------------------------------ folder scans
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_the_competition_loader_does_not_follow_a_link_to_a_parent_folder(compass_cache, capsys):
     import pyarrow as pa
     import pyarrow.parquet as pq

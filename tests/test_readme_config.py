@@ -5,10 +5,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from mmengine.config import Config
 
 from gpassk_opencompass import GPassKEvaluator
 from gpassk_opencompass.plugin.models import OfflineOpenAISDK
+
+#: Drives OpenCompass (its datasets, evaluators or configs): only the e2e step collects it (conftest.py).
+pytestmark = pytest.mark.e2e
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "evaluator.md"
 

@@ -72,6 +72,7 @@ class RecordingPipeline:
         return [f"reply to {prompt}" for prompt in prompts]
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_sampled_batches_get_one_seed_per_prompt():
     from gpassk_opencompass.plugin.models import DistinctSeedPipeline
 
@@ -93,6 +94,7 @@ def test_sampled_batches_get_one_seed_per_prompt():
     assert pipe.backend_config == "engine settings"  # other attributes pass through
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_without_a_seed_the_base_is_drawn_once():
     from gpassk_opencompass.plugin.models import DistinctSeedPipeline
 
@@ -102,6 +104,7 @@ def test_without_a_seed_the_base_is_drawn_once():
     assert [c.random_seed for c in inner.calls[0][1]] == replica_seeds(7, 0, 2)
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 @pytest.mark.parametrize(
     "gen_config",
     [None, GenerationConfig(do_sample=False, random_seed=42), [GenerationConfig(do_sample=True, random_seed=1)]],
@@ -114,6 +117,7 @@ def test_greedy_and_explicit_lists_pass_through(gen_config):
     assert inner.calls[0][1] is gen_config
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_turbomind_model_wraps_the_pipeline(monkeypatch):
     """TurboMindDistinctSeeds builds OpenCompass's pipeline and wraps it (lmdeploy itself needs a GPU)."""
     from opencompass.models.turbomind_with_tf_above_v4_33 import TurboMindModelwithChatTemplate

@@ -98,6 +98,7 @@ def _check_sampling(model: dict, run: dict) -> None:
         assert model["max_seq_len"] > model["max_out_len"]
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 @pytest.mark.parametrize(
     "template, model_class, dataset_bases",
     [
@@ -393,6 +394,7 @@ def test_a_secret_given_with_set_is_refused_and_not_echoed(tmp_path, capsys, mon
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_a_pilot_and_a_data_path_reach_the_config_and_load_in_opencompass(tmp_path, capsys):
     from opencompass.utils.build import build_dataset_from_cfg
 
@@ -415,6 +417,7 @@ def test_a_pilot_and_a_data_path_reach_the_config_and_load_in_opencompass(tmp_pa
     assert dataset["test_range"] == "[:3]"
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 @pytest.mark.parametrize("name", list(LAYOUTS))
 def test_a_pilot_of_each_newest_benchmark_builds_through_opencompass(tmp_path, compass_cache, name):
     """Every loader takes the ``test_range`` a pilot's config passes it (the competition loader did not)."""

@@ -27,6 +27,9 @@ from gpassk_opencompass.plugin.runs import (
 )
 from leaderboard_workdirs import Spec, write_manifest, write_run
 
+#: Drives OpenCompass (its datasets, evaluators or configs): only the e2e step collects it (conftest.py).
+pytestmark = pytest.mark.e2e
+
 TS = "20250213_101500"
 
 

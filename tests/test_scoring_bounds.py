@@ -6,8 +6,7 @@ import tracemalloc
 
 import pytest
 
-from evaluator_fixtures import run as run_evaluator
-from gpassk_opencompass import GPassKEvaluator, score
+from gpassk_opencompass import score
 from gpassk_opencompass.cli import EXIT_USAGE, main
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import MAX_BOOTSTRAP, MAX_N, summarize_uncertainty
@@ -84,7 +83,12 @@ def test_a_bootstrap_too_big_is_refused_before_any_judging(loopback_openai, pred
     assert server.requests == []
 
 
+@pytest.mark.e2e
 def test_evaluator_refuses_repeats_before_judging(loopback_openai):
+    # deferred: imports OpenCompass (BaseDataset, BaseEvaluator), which only the e2e step pays for
+    from evaluator_fixtures import run as run_evaluator
+    from gpassk_opencompass import GPassKEvaluator
+
     with pytest.raises(InputError, match=r"thresholds repeat tau=0\.5"):
         GPassKEvaluator(judge="rule", thresholds=[0.5, 1.0, 0.5])
     server = loopback_openai(exact_match_judge)

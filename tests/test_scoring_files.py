@@ -78,6 +78,7 @@ def test_results_are_written_atomically_and_redacted(tmp_path, monkeypatch):
     assert sorted(path.name for path in tmp_path.iterdir()) == ["gens.jsonl", "scores.json"]  # no temporary
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_rejudge_output_inside_the_run_is_refused_before_any_work(tmp_path, capsys):
     run = tmp_path / "outputs" / "20250101_000000"
     (run / "predictions" / "model").mkdir(parents=True)

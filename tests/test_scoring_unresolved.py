@@ -12,10 +12,7 @@ from fractions import Fraction
 
 import pytest
 
-from evaluator_fixtures import QUESTIONS
-from evaluator_fixtures import run as run_evaluator
 from exact import exact_g_pass, exact_mg_pass
-from gpassk_opencompass import GPassKEvaluator
 from gpassk_opencompass.cli import EXIT_INCOMPLETE, EXIT_JUDGE_FAILED, EXIT_OK, main
 from loopback_judge import exact_match_judge, shown
 from loopback_openai import Fault
@@ -154,7 +151,13 @@ def test_allow_unresolved_writes_exact_bounds_that_bracket_the_true_value(loopba
     assert "INCOMPLETE: values count unresolved verdicts as wrong" in report and "range" in report
 
 
+@pytest.mark.e2e
 def test_evaluator_omits_metrics_and_says_how_to_resume(loopback_openai, tmp_path, loguru_messages):
+    # deferred: imports OpenCompass (BaseDataset, BaseEvaluator), which only the e2e step pays for
+    from evaluator_fixtures import QUESTIONS
+    from evaluator_fixtures import run as run_evaluator
+    from gpassk_opencompass import GPassKEvaluator
+
     def undecided_on_question_1(body):
         if "What is 1 + 1?" in shown(body, "problem"):
             return "Hard to say."
