@@ -21,8 +21,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from loguru import logger
-
 DEFAULT_TEMPLATE = Path(__file__).resolve().parent / "opencompass_config_templates" / "quickstart.py"
 DEFAULT_OUTPUT_DIR = "opencompass_configs"
 PROG = "save_opencompass_configs.py"
@@ -70,9 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logger.remove()
-    logger.add(sys.stderr, level="INFO", format="{message}")
-    from gpassk_opencompass.cli import exit_code
+    from gpassk_opencompass.cli import configure_logging, exit_code
+
+    configure_logging()  # the CLI's one set-up: the package's records on, redacted, on stderr
     from gpassk_opencompass.grid import overrides, spec, writer
 
     try:
