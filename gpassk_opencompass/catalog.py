@@ -79,9 +79,26 @@ BENCHMARKS: tuple[Benchmark, ...] = (
 )
 
 
+_SEPARATORS = frozenset("-_ .")
+
+
+def _folded(name: object) -> str:
+    """A name without regard to case and separators: ``'olymmath_en-hard'`` -> ``'olymmathenhard'``."""
+    return "".join(character for character in str(name).casefold() if character not in _SEPARATORS)
+
+
 def get_benchmark(name: str) -> Benchmark:
-    """Look a benchmark up by canonical name; an unknown name is an :class:`InputError` with a did-you-mean."""
+    """Look a benchmark up by name, without regard to case and separators where that names one benchmark.
+
+    An unknown name is an :class:`InputError` with a did-you-mean.
+
+    >>> get_benchmark("olymmath_en-hard").name
+    'OlymMATH-EN-Hard'
+    """
     for benchmark in BENCHMARKS:
         if benchmark.name == name:
             return benchmark
-    raise unknown("benchmark", name, (benchmark.name for benchmark in BENCHMARKS))
+    folded = [benchmark for benchmark in BENCHMARKS if _folded(benchmark.name) == _folded(name)]
+    if len(folded) == 1:
+        return folded[0]
+    raise unknown("benchmark", name, (benchmark.name for benchmark in folded or BENCHMARKS))

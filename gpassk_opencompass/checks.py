@@ -34,9 +34,12 @@ def did_you_mean(name: object, known: Iterable[str]) -> str:
     "did you mean 'AIME2025'? known: AIME2024, AIME2025"
     >>> did_you_mean("zzz", ["rule", "llm"])
     'known: rule, llm'
+    >>> did_you_mean("olymmath-en-hrd", ["OlymMATH-ZH-Hard", "OlymMATH-EN-Hard"])
+    "did you mean 'OlymMATH-EN-Hard'? known: OlymMATH-ZH-Hard, OlymMATH-EN-Hard"
     """
     known = list(known)
-    close = difflib.get_close_matches(str(name), known, n=1)
+    folded = {entry.casefold(): entry for entry in known}  # the nearest without regard to case
+    close = [folded[match] for match in difflib.get_close_matches(str(name).casefold(), list(folded), n=1)]
     listing = f"known: {', '.join(known)}"
     return f"did you mean {close[0]!r}? {listing}" if close else listing
 

@@ -287,8 +287,8 @@ def _question_range(value: str) -> str:
 
 
 def _known_benchmark(name: str) -> str:
-    get_benchmark(name)
-    return name
+    """The benchmark's canonical name (what manifests and results record), however the template spelled it."""
+    return get_benchmark(name).name
 
 
 def refuse_unsafe_text(what: str, value: str) -> None:
