@@ -152,7 +152,7 @@ def test_bad_input_fails_before_any_judge_request(loopback_openai, change, messa
         (dict(judge="llm"), "needs at least one judge URL"),
         (dict(url="localhost:8000"), "is not an http(s) URL"),
         (dict(thresholds=[0.5, 1.2]), "tau must be in [0, 1]; got tau=1.2"),
-        (dict(benchmark="AIME_2025"), "did you mean 'AIME2025'"),
+        (dict(benchmark="AIME2025x"), "did you mean 'AIME2025'"),
         (dict(language="fr"), '"language" must be one of en, cn'),
         (dict(use_extract_model=True), "use_extract_model=True"),
         (dict(concurrency=0), "concurrency = 0: input should be greater than or equal to 1"),
