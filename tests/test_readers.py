@@ -112,6 +112,16 @@ def test_gpassk_lines_accept_and_check_the_source_fields(tmp_path):
         read_questions(path)
 
 
+def test_gpassk_lines_carry_each_generations_finish_reason(tmp_path):
+    line = {"id": "a", "question": "q", "answer": "1", "predictions": ["1", "2"]}
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(line | {"finish_reasons": ["stop", "length"]}) + "\n")
+    assert read_questions(path)[0].finish_reasons == ("stop", "length")
+    path.write_text(json.dumps(line | {"finish_reasons": ["stop"]}) + "\n")
+    with pytest.raises(InputError, match=r'"finish_reasons" has 1 value\(s\) for 2 prediction\(s\)'):
+        read_questions(path)
+
+
 def opencompass_run(tmp_path: Path, parts: dict[str, str]) -> Path:
     """A copy of the real OpenCompass predictions with its parts renamed (``{new name: real part}``)."""
     folder = tmp_path / "predictions" / OPENCOMPASS.name

@@ -9,7 +9,9 @@ r"""A question and its generations, and the one parse that makes one from a reco
 :func:`judge_language` is the one place that reads it (``en``/``cn``, also
 ``zh``, ``english``, ``chinese``). ``source_extracted`` and ``source_verdicts``
 (optional) carry, per prediction, what the tool that made the samples extracted
-and its verdict.
+and its verdict; ``finish_reasons`` (optional), why each generation stopped as the
+tool recorded it (a server's ``finish_reason``: ``"length"`` when cut at the
+output limit).
 
 :func:`parse_generations` turns such records into :class:`Question` values:
 the lines of that file (text), the records another tool's reader builds
@@ -51,7 +53,11 @@ _FIELDS: dict[str, type | tuple[type, ...]] = {
 }
 _REQUIRED = dict.fromkeys(("id", "question", "answer", "predictions")).keys()  # in order, and a set
 #: The optional per-prediction fields: what the tool that made the samples extracted, and its verdicts.
-_SOURCE_FIELDS: dict[str, tuple[type, ...]] = {"source_extracted": (str,), "source_verdicts": (bool,)}
+_SOURCE_FIELDS: dict[str, tuple[type, ...]] = {
+    "source_extracted": (str,),
+    "source_verdicts": (bool,),
+    "finish_reasons": (str,),
+}
 _ALL = (*_FIELDS, *_SOURCE_FIELDS)
 _KNOWN = frozenset(_ALL)
 
@@ -71,6 +77,8 @@ class Question:
             (``None`` where it has none); ``None``: the input has none.
         source_verdicts: per prediction, that tool's own verdict (``True``/``False``, ``None`` where
             it has none), scored as they are by ``--judge source``; ``None``: the input has none.
+        finish_reasons: per prediction, why the generation stopped as the tool recorded it (``"stop"``,
+            ``"length"``, ...; ``None`` where it has none); ``None``: the input has none.
     """
 
     id: str
@@ -81,6 +89,7 @@ class Question:
     labels: Mapping[str, str] = field(default_factory=lambda: NO_LABELS)  # shared: not a dict per question
     source_extracted: tuple[str | None, ...] | None = None
     source_verdicts: tuple[bool | None, ...] | None = None
+    finish_reasons: tuple[str | None, ...] | None = None
 
 
 def judge_language(value: object, where: str = "language") -> str:
@@ -161,7 +170,7 @@ def question_from(data: object, where: str, min_predictions: int = 1) -> Questio
     >>> question_from({"id": "a", "question": "q", "answer": "1", "predictions": ["1"], "lang": "en"}, "row 1")
     Traceback (most recent call last):
     ...
-    gpassk_opencompass.errors.InputError: row 1: unknown field(s) 'lang'; expected only id, question, answer, predictions, language, source_extracted, source_verdicts
+    gpassk_opencompass.errors.InputError: row 1: unknown field(s) 'lang'; expected only id, question, answer, predictions, language, source_extracted, source_verdicts, finish_reasons
     """
     if not isinstance(data, Mapping):
         raise InputError(f"{where}: expected a JSON object, got {type(data).__name__}")
@@ -199,6 +208,7 @@ def question_from(data: object, where: str, min_predictions: int = 1) -> Questio
         language if language in LANGUAGES else judge_language(language, where),
         source_extracted=_per_prediction(data, "source_extracted", n, where) if "source_extracted" in data else None,
         source_verdicts=_per_prediction(data, "source_verdicts", n, where) if "source_verdicts" in data else None,
+        finish_reasons=_per_prediction(data, "finish_reasons", n, where) if "finish_reasons" in data else None,
     )
 
 
