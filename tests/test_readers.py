@@ -17,6 +17,7 @@ from gpassk_opencompass.scoring.readers import FORMATS, detect_format, read_ques
 DATA = Path(__file__).parent / "data"
 QWEN = DATA / "qwen-math" / "test_qwen25-math-cot_-1_seed0_t0.7_s0_e-1.jsonl"
 OPENCOMPASS = DATA / "opencompass" / "predictions" / "strong_t0-7"
+NEMO_SKILLS = DATA / "nemo-skills" / "math"
 
 
 def test_every_format_is_named_with_its_description_when_none_fits(tmp_path):
@@ -35,6 +36,7 @@ def test_detection(tmp_path):
     assert detect_format(gens) == "gpassk"
     assert detect_format(QWEN) == "qwen-math"
     assert detect_format(OPENCOMPASS / "tiny_llm_0.json") == "opencompass"
+    assert detect_format(NEMO_SKILLS) == detect_format(NEMO_SKILLS / "output-rs0.jsonl") == "nemo-skills"
 
 
 def test_qwen_math_maps_code_pred_score():

@@ -38,6 +38,7 @@ _MODULES = (
     "evalscope",
     "lighteval",
     "opencompass",
+    "nemo_skills",
     # other readers: one line each, here
 )
 #: The value of ``--format`` that detects the format.

@@ -1,0 +1,222 @@
+"""The NeMo-Skills reader on seed files NeMo-Skills wrote (tests/data/nemo-skills, see PROVENANCE.md there).
+
+Golden values are read from the same files with plain ``json`` here (NeMo-Skills' own accuracy is the mean of
+its ``symbolic_correct``), never through the reader.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+from fractions import Fraction
+from math import comb
+
+import pytest
+
+from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.scoring.readers import detect_format, read_questions
+from gpassk_opencompass.scoring.readers import nemo_skills as reader
+from in_process import run_main
+
+DATA = pathlib.Path(__file__).parent / "data"
+RUN = DATA / "nemo-skills" / "math"
+SEEDS = [RUN / f"output-rs{seed}.jsonl" for seed in range(3)]
+
+
+def seed_lines(file: pathlib.Path = SEEDS[0]) -> list[dict]:
+    return [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def by_question() -> list[list[dict]]:
+    """Line i of every seed file, as NeMo-Skills' summarize_results pairs them (zip of the sorted files)."""
+    return [list(lines) for lines in zip(*(seed_lines(file) for file in SEEDS), strict=True)]
+
+
+def copy_run(tmp_path: pathlib.Path, edit=None, seed: int = 1) -> pathlib.Path:
+    """A copy of the real run; ``edit(lines)`` rewrites the lines of seed file ``seed`` (a list of dicts/str)."""
+    folder = tmp_path / "math"
+    shutil.copytree(RUN, folder)
+    if edit is not None:
+        lines = edit(seed_lines(SEEDS[seed]))
+        text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
+        (folder / SEEDS[seed].name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_the_real_seed_files_join_line_by_line_into_questions_of_n_3():
+    questions = read_questions(RUN)
+    expected = by_question()
+    assert len(questions) == 20 and len(expected) == 20
+    for question, lines in zip(questions, expected, strict=True):
+        assert question.id == lines[0]["id"] and question.question == lines[0]["problem"]
+        assert question.reference == lines[0]["expected_answer"]
+        assert list(question.predictions) == [line["generation"] for line in lines]
+        assert list(question.source_extracted) == [line["predicted_answer"] for line in lines]
+        assert list(question.source_verdicts) == [line["symbolic_correct"] for line in lines]
+        assert question.finish_reasons is None  # these files record none
+
+
+def test_one_seed_file_alone_is_n_1():
+    questions = read_questions(SEEDS[2])
+    assert [list(q.predictions) for q in questions] == [[line["generation"]] for line in seed_lines(SEEDS[2])]
+
+
+def score(capsys, path: pathlib.Path, output: pathlib.Path, *args: str) -> dict:
+    """``gpassk score PATH ARGS --output OUTPUT`` run through the real CLI; the results document."""
+    done = run_main(capsys, "score", str(path), *args, "--no-cache", "--quiet", "--output", str(output))
+    assert done.returncode == 0, done.stderr
+    return json.loads(output.read_text(encoding="utf-8"))
+
+
+def test_gpassk_score_with_the_source_judge_is_nemo_skills_own_accuracy(tmp_path, capsys):
+    """`--judge source` gives NeMo-Skills' pass@1[avg-of-3] symbolic_correct; G-Pass@k_tau from Fraction + comb."""
+    result = score(capsys, RUN, tmp_path / "source.json", "--k", "1", "2", "3", "--judge", "source")
+    assert result["gpassk"]["judge"] == "source:nemo-skills"
+    correct = [sum(line["symbolic_correct"] for line in lines) for lines in by_question()]
+    assert result["accuracy (3 runs average)"] == pytest.approx(100 * sum(correct) / 60)  # 44 of 60: 73.33
+    for k in (1, 2, 3):
+        for tau in (0.0, 0.5, 1.0):
+            least = max(1, -(-Fraction(str(tau)) * k // 1))  # ceil(tau k), at least one right
+            golden = sum(
+                Fraction(sum(comb(c, j) * comb(3 - c, k - j) for j in range(int(least), k + 1)), comb(3, k))
+                for c in correct
+            ) / len(correct)
+            assert result[f"G-Pass@{k}_{tau}"] == pytest.approx(100 * float(golden)), (k, tau)
+
+
+def test_the_rule_judge_scores_them_and_agree_audits_nemo_skills_checker(tmp_path, capsys):
+    source = score(capsys, RUN, tmp_path / "source.json", "--k", "3", "--judge", "source")
+    rule = score(capsys, RUN, tmp_path / "rule.json", "--k", "3", "--judge", "rule")
+    assert (source["gpassk"]["judge"], rule["gpassk"]["judge"]) == ("source:nemo-skills", "rule")
+    done = run_main(capsys, "agree", str(tmp_path / "source.json"), str(tmp_path / "rule.json"))
+    assert done.returncode == 0, done.stderr
+    assert "A = source:nemo-skills, B = rule" in done.stdout and "all 60 generations of 20 questions" in done.stdout
+
+
+def test_the_judgement_is_the_source_verdict_when_the_run_has_no_symbolic_checker(tmp_path):
+    """A run judged by an LLM only: each line's `judgement`, read as NeMo-Skills reads it."""
+
+    def judged(lines: list[dict]) -> list[dict]:
+        return [
+            {key: value for key, value in line.items() if key != "symbolic_correct"}
+            | {
+                "judgement": f"The answers {'match' if line['symbolic_correct'] else 'differ'}.\n"
+                f"Judgement: {'Yes' if line['symbolic_correct'] else 'No'}"
+            }
+            for line in lines
+        ]
+
+    folder = tmp_path / "judged"
+    folder.mkdir()
+    for file in SEEDS:
+        (folder / file.name).write_text("".join(json.dumps(line) + "\n" for line in judged(seed_lines(file))))
+    questions = read_questions(folder)
+    assert [list(q.source_verdicts) for q in questions] == [
+        [line["symbolic_correct"] for line in lines] for lines in by_question()
+    ]
+    assert reader.judgement_verdict("Reasoning...\nJudgement: no") is False
+    assert reader.judgement_verdict("no verdict at all") is False  # NeMo-Skills counts it wrong
+
+
+def test_finish_reason_and_missing_ids(tmp_path):
+    """Newer NeMo-Skills records the server's finish_reason; data without ids is numbered by position."""
+
+    def edit(lines: list[dict]) -> list[dict]:
+        return [
+            {key: value for key, value in line.items() if key != "id"} | {"finish_reason": ["stop", "length"][i % 2]}
+            for i, line in enumerate(lines)
+        ]
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for file in SEEDS:
+        (folder / file.name).write_text("".join(json.dumps(line) + "\n" for line in edit(seed_lines(file))))
+    questions = read_questions(folder)
+    assert [q.id for q in questions] == [str(i) for i in range(20)]
+    assert [q.finish_reasons for q in questions[:2]] == [("stop",) * 3, ("length",) * 3]
+
+
+def test_seed_files_are_taken_in_seed_order_and_a_results_folder_names_its_benchmarks(tmp_path):
+    folder = tmp_path / "seeds"
+    folder.mkdir()
+    for seed in (10, 2, 0):
+        shutil.copy(SEEDS[0], folder / f"output-rs{seed}.jsonl")
+    (folder / "output-rs0_chunk_1.jsonl").write_text("{}\n")  # NeMo-Skills' partial chunk: not a seed file
+    assert [file.name for file in reader.files(folder)] == ["output-rs0.jsonl", "output-rs2.jsonl", "output-rs10.jsonl"]
+    results = tmp_path / "eval-results"
+    shutil.copytree(RUN, results / "math")
+    shutil.copytree(RUN, results / "aime25")
+    with pytest.raises(
+        InputError, match=r"eval-results: no NeMo-Skills output .* benchmark folders aime25, math: give one$"
+    ):
+        read_questions(results, "nemo-skills")
+    (results / "math" / "output-rs0.jsonl").unlink()
+    (results / "math" / "output-rs1.jsonl").unlink()
+    (results / "math" / "output-rs2.jsonl").unlink()
+    with pytest.raises(
+        InputError, match=r"math: no NeMo-Skills output \(output-rs<seed>\.jsonl or output\.jsonl\) in it$"
+    ):
+        read_questions(results / "math", "nemo-skills")
+
+
+MALFORMED = {
+    "truncated line": (lambda lines: [*lines[:4], json.dumps(lines[4])[:100], *lines[5:]], "line 5", "not valid JSON"),
+    "no generation": (
+        lambda lines: [*lines[:4], {k: v for k, v in lines[4].items() if k != "generation"}, *lines[5:]],
+        "line 5",
+        'missing "generation"',
+    ),
+    "several gold answers": (
+        lambda lines: [*lines[:4], lines[4] | {"expected_answer": ["1", "2"]}, *lines[5:]],
+        "line 5",
+        '"expected_answer" must be one gold answer',
+    ),
+    "a verdict as text": (
+        lambda lines: [*lines[:4], lines[4] | {"symbolic_correct": "yes"}, *lines[5:]],
+        "line 5",
+        '"symbolic_correct" must be true, false or null',
+    ),
+    "lines in another order": (
+        lambda lines: [*lines[:4], lines[5], lines[4], *lines[6:]],
+        "line 5",
+        'its "id" differs from output-rs0.jsonl',
+    ),
+    "another problem at the same place": (
+        lambda lines: [*lines[:4], lines[4] | {"problem": "What is 2+2?"}, *lines[5:]],
+        "line 5",
+        'its "problem" differs from output-rs0.jsonl',
+    ),
+    "a file cut short": (lambda lines: lines[:19], "", "ends after 19 sample(s), where output-rs0.jsonl has more"),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_malformed_seed_files_are_one_line_naming_file_and_line(tmp_path, case, capsys):
+    edit, line, expected = MALFORMED[case]
+    folder = copy_run(tmp_path, edit)
+    done = run_main(capsys, "score", str(folder), "--k", "1", "--judge", "source", "--no-cache", "--quiet")
+    message = done.stderr.strip()
+    assert done.returncode == 2 and "\n" not in message, message
+    assert f"{folder / 'output-rs1.jsonl'}{' ' + line if line else ''}" in message and expected in message, message
+
+
+def test_the_same_problem_with_another_id_or_answer_is_refused(tmp_path):
+    folder = copy_run(tmp_path, lambda lines: [*lines[:2], lines[2] | {"expected_answer": "17"}, *lines[3:]])
+    with pytest.raises(InputError, match=r'output-rs1\.jsonl line 3: its "expected_answer" differs from output-rs0'):
+        read_questions(folder)
+
+
+def test_detection_takes_nemo_skills_files_and_nothing_else(tmp_path):
+    assert detect_format(RUN) == detect_format(SEEDS[1]) == "nemo-skills"
+    greedy = tmp_path / "greedy"
+    greedy.mkdir()
+    shutil.copy(SEEDS[0], greedy / "output.jsonl")
+    assert detect_format(greedy) == "nemo-skills" and len(read_questions(greedy)[0].predictions) == 1
+    others = [path for path in DATA.rglob("*") if "nemo-skills" not in path.parts]
+    gens = tmp_path / "gens.jsonl"
+    gens.write_text(json.dumps({"id": "a", "question": "q", "answer": "1", "predictions": ["1"]}) + "\n")
+    binary = tmp_path / "output-rs0.jsonl"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    for path in [*others, gens, binary, tmp_path / "missing.jsonl", DATA]:
+        assert reader.detect(path) is False, path
