@@ -94,29 +94,22 @@ def test_the_rule_judge_scores_them_and_agree_audits_nemo_skills_checker(tmp_pat
     assert "A = source:nemo-skills, B = rule" in done.stdout and "all 60 generations of 20 questions" in done.stdout
 
 
-def test_the_judgement_is_the_source_verdict_when_the_run_has_no_symbolic_checker(tmp_path):
-    """A run judged by an LLM only: each line's `judgement`, read as NeMo-Skills reads it."""
-
-    def judged(lines: list[dict]) -> list[dict]:
-        return [
-            {key: value for key, value in line.items() if key != "symbolic_correct"}
-            | {
-                "judgement": f"The answers {'match' if line['symbolic_correct'] else 'differ'}.\n"
-                f"Judgement: {'Yes' if line['symbolic_correct'] else 'No'}"
-            }
-            for line in lines
-        ]
-
+def test_a_judged_run_is_scored_by_its_judgement(tmp_path):
+    """`ns generate --generation_type=math_judge` adds `judgement` beside `symbolic_correct`: the judge's verdict
+    (the text after the last "Judgement:", yes or no; no verdict at all counts wrong, as NeMo-Skills counts it).
+    Its `finish_reason` is the judge's reply's (NeMo-Skills overwrites the generation's): not read."""
+    replies = ["Judgement: Yes", "They differ.\n\nJudgement: No", "Judgement: yes, both are 1/2", "I cannot tell."]
+    meaning = [True, False, True, False]
     folder = tmp_path / "judged"
     folder.mkdir()
     for file in SEEDS:
-        (folder / file.name).write_text("".join(json.dumps(line) + "\n" for line in judged(seed_lines(file))))
+        lines = [
+            line | {"judgement": replies[i % 4], "finish_reason": "stop"} for i, line in enumerate(seed_lines(file))
+        ]
+        (folder / file.name).write_text("".join(json.dumps(line) + "\n" for line in lines))
     questions = read_questions(folder)
-    assert [list(q.source_verdicts) for q in questions] == [
-        [line["symbolic_correct"] for line in lines] for lines in by_question()
-    ]
-    assert reader.judgement_verdict("Reasoning...\nJudgement: no") is False
-    assert reader.judgement_verdict("no verdict at all") is False  # NeMo-Skills counts it wrong
+    assert [q.source_verdicts for q in questions] == [(meaning[i % 4],) * 3 for i in range(20)]
+    assert all(q.finish_reasons is None for q in questions)  # the judge's reply's, not the generation's
 
 
 def test_finish_reason_and_missing_ids(tmp_path):

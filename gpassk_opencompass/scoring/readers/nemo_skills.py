@@ -14,10 +14,14 @@ seed. Each line is one sample row (:func:`sample_row`):
 * ``id``: the line's ``id`` when the data has one, else its position in the file (0, 1, ...), as text;
 * ``question``: ``problem`` (``question`` in older versions); ``answer``: ``expected_answer``;
 * ``prediction``: ``generation``; ``source_extracted``: ``predicted_answer`` (null: none extracted);
-* ``source_verdict``: ``symbolic_correct`` (NeMo-Skills' symbolic checker) when the run's first line has
-  it, else the verdict of the LLM judge's ``judgement`` read as NeMo-Skills reads it
-  (:func:`judgement_verdict`), else none;
-* ``finish_reason``: ``finish_reason`` as the server returned it (``length``: cut at the token limit).
+* ``source_verdict``: the LLM judge's ``judgement`` read as NeMo-Skills reads it (:func:`judgement_verdict`)
+  when the run's first line has one -- the output of ``ns generate --generation_type=math_judge``, which
+  NeMo-Skills writes to a folder of its own beside the evaluation's -- else ``symbolic_correct`` (its
+  symbolic checker), else none;
+* ``finish_reason``: ``finish_reason`` as the server returned it (``length``: cut at the token limit), but
+  not in a judged run: there the judge's reply replaced it (NeMo-Skills keeps a line's fields except the ones its
+  new output has). With ``++parse_reasoning=True`` a generation whose thinking never ended is ``""``
+  (NeMo-Skills' choice; ``_full_generation`` keeps the text): no answer, as it has none.
 
 The seed files must agree line by line: the same ``id`` (when there is one), ``problem`` and
 ``expected_answer`` at the same position, and as many lines each; a file that differs is one line
@@ -50,7 +54,7 @@ from gpassk_opencompass.scoring.readers.sniff import first_record
 NAME = "nemo-skills"
 DESCRIPTION = (
     "NeMo-Skills generations: output-rs<seed>.jsonl, one file per random seed joined line by line "
-    "(their folder, or one file; output.jsonl), symbolic_correct or the judgement as the source verdict"
+    "(their folder, or one file; output.jsonl), the judgement or symbolic_correct as the source verdict"
 )
 
 #: A seed file's name; the seed is its number (files are taken in seed order: rs2 before rs10).
@@ -59,8 +63,9 @@ SEED_FILE = re.compile(r"output-rs(\d+)\.jsonl")
 GREEDY_FILE = "output.jsonl"
 #: Where a line keeps the question text, newest name first.
 QUESTION_FIELDS = ("problem", "question")
-#: The fields that hold NeMo-Skills' own verdict on a generation, in order of preference.
-VERDICT_FIELDS = ("symbolic_correct", "judgement")
+#: The fields that hold NeMo-Skills' own verdict on a generation, in order of preference: a judged run's lines
+#: keep the symbolic checker's verdict beside the judge's, and the judge is what that run was made for.
+VERDICT_FIELDS = ("judgement", "symbolic_correct")
 _FIX = "give the output-rs*.jsonl files of one `ns eval` run, as NeMo-Skills wrote them"
 
 
@@ -194,11 +199,11 @@ def sample_row(line: object, where: str, verdict_field: str | None = "symbolic_c
     Args:
         line: the parsed line.
         where: the file and line, for messages.
-        verdict_field: ``symbolic_correct``, ``judgement`` or ``None`` (no source verdict).
+        verdict_field: ``judgement``, ``symbolic_correct`` or ``None`` (no source verdict).
 
     >>> sample_row({"problem": "p", "expected_answer": 7, "generation": "g", "predicted_answer": None,
-    ...             "judgement": "Judgement: Yes", "finish_reason": "length"}, "f line 1", "judgement")
-    {'id': None, 'question': 'p', 'answer': '7', 'prediction': 'g', 'source_extracted': None, 'source_verdict': True, 'finish_reason': 'length'}
+    ...             "symbolic_correct": False, "finish_reason": "length"}, "f line 1", "symbolic_correct")
+    {'id': None, 'question': 'p', 'answer': '7', 'prediction': 'g', 'source_extracted': None, 'source_verdict': False, 'finish_reason': 'length'}
     >>> sample_row({"problem": "p", "expected_answer": "7", "predicted_answer": "7"}, "f line 1")
     Traceback (most recent call last):
     ...
@@ -233,7 +238,7 @@ def sample_row(line: object, where: str, verdict_field: str | None = "symbolic_c
     }
     if verdict_field is not None:
         row["source_verdict"] = _verdict(line, verdict_field, where)
-    reason = line.get("finish_reason")
+    reason = line.get("finish_reason") if verdict_field != "judgement" else None  # a judged run's is the judge's
     if reason is not None and not isinstance(reason, str):
         raise InputError(
             f'{where}: "finish_reason" must be text (the server\'s), got {type(reason).__name__} {reason!r:.40}'
