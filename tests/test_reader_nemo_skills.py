@@ -7,7 +7,9 @@ its ``symbolic_correct``), never through the reader.
 from __future__ import annotations
 
 import json
+import os
 import pathlib
+import resource
 import shutil
 from fractions import Fraction
 from math import comb
@@ -180,7 +182,12 @@ MALFORMED = {
         "line 5",
         'its "problem" differs from output-rs0.jsonl',
     ),
-    "a file cut short": (lambda lines: lines[:19], "", "ends after 19 sample(s), where output-rs0.jsonl has more"),
+    "a file of another run, longer": (
+        lambda lines: [*lines, lines[0]],
+        "line 21",
+        "a line more than output-rs0.jsonl has (20 samples)",
+    ),
+    "a file cut short": (lambda lines: lines[:19], "", "ends after 19 sample(s), where output-rs0.jsonl has 20"),
 }
 
 
@@ -213,3 +220,20 @@ def test_detection_takes_nemo_skills_files_and_nothing_else(tmp_path):
     binary.write_bytes(b"\xff\xfe\x00garbage")
     for path in [*others, gens, binary, tmp_path / "missing.jsonl", DATA]:
         assert reader.detect(path) is False, path
+
+
+def test_many_seeds_are_read_one_file_at_a_time(tmp_path):
+    """200 seed files under a limit of 40 more open files: read one after the other, never all open at once."""
+    folder = tmp_path / "many"
+    folder.mkdir()
+    lines = "".join(json.dumps(line) + "\n" for line in seed_lines()[:2])
+    for seed in range(200):
+        (folder / f"output-rs{seed}.jsonl").write_text(lines)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    open_now = len(os.listdir("/proc/self/fd"))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (open_now + 40, hard))
+    try:
+        questions = read_questions(folder)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert [len(q.predictions) for q in questions] == [200, 200]

@@ -44,7 +44,6 @@ from __future__ import annotations
 import pathlib
 import re
 from collections.abc import Iterator
-from itertools import zip_longest
 
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import find_files, load_json_text, read_lines
@@ -119,7 +118,8 @@ def files(path: pathlib.Path) -> list[pathlib.Path]:
 def read(path: pathlib.Path) -> Iterator[dict]:
     """One gpassk generations record per question: line i of every seed file (see the module docstring).
 
-    The files are read side by side, one line of each at a time, as NeMo-Skills reads them.
+    The files are read one after the other (one open at a time, however many seeds), each line checked
+    against the first file's line at the same position.
 
     Raises:
         InputError: a malformed line, or seed files that do not agree line by line (the message names
@@ -128,36 +128,43 @@ def read(path: pathlib.Path) -> Iterator[dict]:
     seeds = files(path)
     first = seeds[0]
     verdict_field = _verdict_field(first)
-    streams = [_samples(file, verdict_field) for file in seeds]
-    position = -1
-    for position, samples in enumerate(zip_longest(*streams)):
-        if any(sample is None for sample in samples):
-            _refuse_unequal_lengths(seeds, samples, position)
-        rows = [row for _, row in samples]
-        reference = rows[0]
-        for where, row in samples[1:]:
-            for field in ("id", "question", "answer"):
-                if row[field] != reference[field]:
-                    raise InputError(
-                        f"{where}: its {_FIELD_NAMES[field]} differs from {first.name}'s at the same position "
-                        f"({row[field]!r:.60} vs {reference[field]!r:.60}); NeMo-Skills joins the seed files line by "
-                        f"line, so every file must hold the same questions in the same order: {_FIX}"
-                    )
+    questions: list[list[dict]] = []  # per position, its row from each seed file read so far
+    for index, file in enumerate(seeds):
+        count = 0
+        for count, (where, row) in enumerate(_samples(file, verdict_field), start=1):
+            if index == 0:
+                questions.append([row])
+                continue
+            if count > len(questions):
+                raise InputError(
+                    f"{where}: a line more than {first.name} has ({len(questions)} samples); the seed files are "
+                    f"joined line by line (a file from another run, or another benchmark): {_FIX}"
+                )
+            _check_same_question(row, questions[count - 1][0], where, first)
+            questions[count - 1].append(row)
+        if index == 0 and not questions:
+            raise InputError(f"{first}: no samples (the file is empty); {_FIX}")
+        if count < len(questions):
+            raise InputError(
+                f"{file}: ends after {count} sample(s), where {first.name} has {len(questions)}; the seed files are "
+                f"joined line by line (a file cut short, or from another run): {_FIX}"
+            )
+    for position, rows in enumerate(questions):
         yield _question(rows, position)
-    if position < 0:
-        raise InputError(f"{first}: no samples (the file is empty); {_FIX}")
 
 
-_FIELD_NAMES = {"id": '"id"', "question": '"problem"', "answer": '"expected_answer"'}
+#: The fields every seed file's line i must share, as NeMo-Skills names them.
+_SHARED = {"id": '"id"', "question": '"problem"', "answer": '"expected_answer"'}
 
 
-def _refuse_unequal_lengths(seeds: list[pathlib.Path], samples: tuple, position: int) -> None:
-    ended = next(file for file, sample in zip(seeds, samples) if sample is None)
-    longer = next(file for file, sample in zip(seeds, samples) if sample is not None)
-    raise InputError(
-        f"{ended}: ends after {position} sample(s), where {longer.name} has more; the seed files are joined line "
-        f"by line (a file cut short, or from another run): {_FIX}"
-    )
+def _check_same_question(row: dict, reference: dict, where: str, first: pathlib.Path) -> None:
+    for field, name in _SHARED.items():
+        if row[field] != reference[field]:
+            raise InputError(
+                f"{where}: its {name} differs from {first.name}'s at the same position "
+                f"({row[field]!r:.60} vs {reference[field]!r:.60}); NeMo-Skills joins the seed files line by "
+                f"line, so every file must hold the same questions in the same order: {_FIX}"
+            )
 
 
 def _question(rows: list[dict], position: int) -> dict:
