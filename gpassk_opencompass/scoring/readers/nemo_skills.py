@@ -51,10 +51,7 @@ from gpassk_opencompass.scoring.readers._folder import gold_answer
 from gpassk_opencompass.scoring.readers.sniff import first_record
 
 NAME = "nemo-skills"
-DESCRIPTION = (
-    "NeMo-Skills generations: output-rs<seed>.jsonl, one file per random seed joined line by line "
-    "(their folder, or one file; output.jsonl), the judgement or symbolic_correct as the source verdict"
-)
+DESCRIPTION = "NeMo-Skills output-rs<seed>.jsonl, one file per seed (or their folder, or output.jsonl)"
 
 #: A seed file's name; the seed is its number (files are taken in seed order: rs2 before rs10).
 SEED_FILE = re.compile(r"output-rs(\d+)\.jsonl")
