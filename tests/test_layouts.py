@@ -8,6 +8,7 @@ math.comb, ``tests/exact.py``). Then each refusal: one line naming the file.
 
 from __future__ import annotations
 
+import csv
 import json
 import random
 from pathlib import Path
@@ -227,3 +228,48 @@ def test_an_output_or_cache_is_never_read_as_a_seed(tmp_path, capsys):
     assert line.endswith(f"{folder}/notes.json: not a file of samples gpassk score knows; a folder read as one "
                          f"file per seed must hold only sample files (*.jsonl, *.json, *.parquet, *.csv): move it "
                          f"out, or give a glob that picks the seeds' files ('{folder}/seed*.jsonl')")  # fmt: skip
+
+
+def test_a_malformed_row_is_one_line_naming_the_file_and_row(tmp_path, capsys):
+    rows = sample_rows()
+    rows[4] = rows[4] | {"id": 1.5}
+    path = write_jsonl(tmp_path / "long.jsonl", rows)
+    assert refused(capsys, str(path)).endswith(f'{path} line 5: "id" must be a string or an integer, got float 1.5')
+    table = tmp_path / "long.csv"
+    with table.open("w", newline="") as file:
+        csv.writer(file).writerows(
+            [["id", "question", "answer", "prediction", "source_verdict"], ["a", "q", "1", "1", "yes"]]
+        )
+    assert refused(capsys, str(table), "--format", "long").endswith(
+        f"{table} row 1: \"source_verdict\" must be true, false or empty, got 'yes'"
+    )
+
+
+def test_a_csv_cell_longer_than_csvs_default_limit_is_read_and_the_limit_set_back(tmp_path, capsys):
+    long_generation = "Let us think. " * 20_000 + r"\boxed{7}"  # 280 kB: over csv's 128 KiB default cell
+    rows = [row | {"prediction": long_generation} if row["id"] == "q5" else row for row in sample_rows()]
+    table = tmp_path / "long.csv"
+    with table.open("w", newline="") as file:
+        writer = csv.DictWriter(file, fieldnames=["id", "question", "answer", "prediction", "language", "seed"])
+        writer.writeheader()
+        writer.writerows(rows)
+    limit = csv.field_size_limit()
+    found, _ = scored(capsys, tmp_path, table)
+    assert found["counts"]["q5"] == (8, 8) and csv.field_size_limit() == limit
+
+
+def test_a_file_no_reader_knows_is_named_with_its_fields_in_a_short_line(tmp_path, capsys):
+    path = write_jsonl(tmp_path / "vllm.jsonl", [{"qid": 1, "prompt": "p", "output": "o", "gold": "1"}])
+    line = refused(capsys, str(path))
+    assert (
+        "its first record has qid, prompt, output, gold; one generation per line needs id, question, answer, " in line
+    )
+    assert len(line) < 450
+
+
+def test_one_sample_per_question_with_k_over_1_says_which_layouts_give_n(tmp_path, capsys):
+    rows = [{"id": q["id"], "question": q["question"], "answer": q["answer"], "predictions": q["predictions"][:1]}
+            for q in QUESTIONS]  # fmt: skip
+    line = refused(capsys, str(write_jsonl(tmp_path / "gens.jsonl", rows)))
+    assert "every question has 1 sample, and at least 2 are needed (the largest k); 6 records, of which 6" in line
+    assert "one file per seed (a folder or a glob)" in line

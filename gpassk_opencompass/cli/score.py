@@ -74,15 +74,16 @@ JUDGE = JudgeSettings()
 
 
 def add_parser(subparsers) -> None:
+    from gpassk_opencompass.scoring.readers import AUTO, FORMATS, known_formats
+
     parser = subparsers.add_parser(
         "score",
         help=SUBCOMMANDS["score"],
         description="Judge every prediction of a generations file once (rule, LLM or cascade judge) and report "
         "G-Pass@k_tau and mG-Pass@k with bootstrap and/or Bayesian intervals.",
-        epilog=EXAMPLES + "\n" + exit_codes_epilog(),
+        epilog=EXAMPLES + "\nformats (--format):\n" + known_formats() + "\n\n" + exit_codes_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    from gpassk_opencompass.scoring.readers import AUTO, FORMATS
 
     parser.add_argument(
         "input",

@@ -46,9 +46,11 @@ from gpassk_opencompass.scoring.readers._samples import (
     group_samples,
     is_glob,
     join_seeds,
+    one_sample_each,
     questions_of,
     rows_of_questions,
 )
+from gpassk_opencompass.scoring.readers.sniff import first_record
 
 #: The reader modules, in detection order (the first whose ``detect`` says yes reads the file).
 _MODULES = (
@@ -84,8 +86,13 @@ def reader(name: str) -> ModuleType:
 
 
 def known_formats() -> str:
-    """Every format with its description, for messages: ``gpassk (...); qwen-math (...)``."""
-    return "; ".join(f"{module.NAME} ({module.DESCRIPTION})" for module in READERS)
+    """Every format with its description, one per line (``gpassk score --help``).
+
+    >>> print(known_formats())  # doctest: +ELLIPSIS
+      gpassk       gpassk's generations JSONL: one {id, question, answer, predictions} object per line
+    ...
+    """
+    return "\n".join(f"  {module.NAME:<12} {module.DESCRIPTION}" for module in READERS)
 
 
 def detect_format(path: str | os.PathLike) -> str:
@@ -103,10 +110,22 @@ def detect_format(path: str | os.PathLike) -> str:
     for module in READERS:
         if module.detect(path):
             return module.NAME
-    message = f"{path}: not a format gpassk score knows ({known_formats()}); name it with --format NAME"
+    message = (
+        f"{path}: not a format gpassk score knows ({', '.join(FORMATS)}; `gpassk score --help` says what each "
+        f"reads){_fields_of(path)}; name it with --format NAME"
+    )
     if path.is_dir():  # most often a finished OpenCompass run: that is judged again in place
         message += f", or to judge a finished OpenCompass run again use: gpassk rejudge {path}"
     raise InputError(message)
+
+
+def _fields_of(path: Path) -> str:
+    """What a JSONL file's first record has, for the message when no reader knows it (never raises)."""
+    record = first_record(path, (".jsonl",))
+    if not isinstance(record, dict):
+        return ""
+    fields = ", ".join(map(str, list(record)[:8])) + (", ..." if len(record) > 8 else "")
+    return f"; its first record has {fields}; one generation per line needs id, question, answer, prediction"
 
 
 class Read(NamedTuple):
@@ -159,6 +178,8 @@ def read_input(
     if replicas is not None:
         questions, replicated = replicas
         layout = replicated if layout is None else replicated._replace(unit=layout.unit)  # rows of a long file
+    elif min_predictions > 1 and all(len(question.predictions) == 1 for question in questions):
+        raise InputError(one_sample_each(questions, min_predictions, source))
     elif layout is None and any(len(question.predictions) < min_predictions for question in questions):
         parse_generations(module.read(Path(path)), min_predictions=min_predictions, source=source)  # says the line
     check_counts(questions, min_predictions, source)

@@ -289,6 +289,22 @@ def group_replicas(questions: Sequence[Question], source: str) -> tuple[list[Que
     return grouped, Layout(len(questions), "records", len(grouped), size, size, "question text and answer")
 
 
+def one_sample_each(questions: Sequence[Question], least: int, source: str) -> str:
+    """The message for a file of one sample per question when k > 1: what layouts give n samples.
+
+    >>> print(one_sample_each([Question("a", "q", "1", ("1",)), Question("b", "q", "2", ("2",))], 4, "f"))
+    f: every question has 1 sample, and at least 4 are needed (the largest k); 2 records, of which 1 distinct question texts (a replicated dataset is grouped only when every text occurs the same number of times); for n samples per question give the n samples of a question one id (one generation per line), one file per seed (a folder or a glob), or a dataset repeated n times
+    """
+    texts = len({question.question for question in questions})
+    return (
+        f"{source}: every question has 1 sample, and at least {least} are needed (the largest k); "
+        f"{len(questions)} records, of which {texts} distinct question texts (a replicated dataset is grouped only "
+        "when every text occurs the same number of times); for n samples per question give the n samples of a "
+        "question one id (one generation per line), one file per seed (a folder or a glob), or a dataset repeated "
+        "n times"
+    )
+
+
 def _merged(group: Sequence[Question]) -> Question:
     """One question of a replicated dataset: the first replica's id, text and answer; every replica's sample."""
     first = group[0]
