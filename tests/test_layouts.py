@@ -14,9 +14,11 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gpassk_opencompass import score
-from gpassk_opencompass.scoring.readers import detect_format
+from gpassk_opencompass.scoring.readers import detect_format, read_input, read_questions
 from in_process import run_main
 from scoring_fixtures import expected_metrics, generations, write_jsonl
 
@@ -273,3 +275,49 @@ def test_one_sample_per_question_with_k_over_1_says_which_layouts_give_n(tmp_pat
     line = refused(capsys, str(write_jsonl(tmp_path / "gens.jsonl", rows)))
     assert "every question has 1 sample, and at least 2 are needed (the largest k); 6 records, of which 6" in line
     assert "one file per seed (a folder or a glob)" in line
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    counts=st.lists(st.integers(min_value=1, max_value=5), min_size=1, max_size=6),
+    order=st.randoms(use_true_random=False),
+)
+def test_every_layout_reads_the_same_samples_as_one_line_per_question(tmp_path_factory, counts, order):
+    """Property: any n per question, rows in any order, seeds' files in any order within: the same questions."""
+    folder = tmp_path_factory.mktemp("layouts")
+    questions = [
+        {"id": f"q{i}", "question": f"Q{i}", "answer": str(i), "predictions": [f"{i}/{s}" for s in range(n)]}
+        for i, n in enumerate(counts)
+    ]
+    rows = [
+        {"id": q["id"], "question": q["question"], "answer": q["answer"], "prediction": p, "seed": s}
+        for q in questions
+        for s, p in enumerate(q["predictions"])
+    ]
+    wide = {q.id: sorted(q.predictions) for q in read_questions(write_jsonl(folder / "wide.jsonl", questions))}
+    shuffled = rows[:]
+    order.shuffle(shuffled)
+    long = read_input(write_jsonl(folder / "long.jsonl", shuffled))
+    assert {q.id: sorted(q.predictions) for q in long.questions} == wide
+    assert long.layout.read == len(rows) and long.layout.questions == len(questions)
+    seeds = folder / "seeds"
+    seeds.mkdir()
+    for seed in range(max(counts)):
+        in_seed = [row for row in shuffled if row["seed"] == seed]
+        write_jsonl(seeds / f"seed{seed}.jsonl", in_seed)
+    joined = read_input(seeds, allow_missing=True)
+    assert {q.id: sorted(q.predictions) for q in joined.questions} == wide
+    assert joined.layout.missing == max(counts) * len(counts) - len(rows)
+
+
+def test_the_tools_own_fields_are_carried_per_sample(tmp_path):
+    """finish_reason, source_extracted and source_verdict of a row reach its question's lists, null where absent."""
+    rows = [
+        {"id": 3, "question": "q", "answer": 7, "prediction": "7", "finish_reason": "stop", "source_verdict": True},
+        {"id": 3, "question": "q", "answer": "7", "prediction": "cut mid-", "finish_reason": "length"},
+        {"id": 3, "question": "q", "answer": "7", "prediction": "6", "source_extracted": "6", "source_verdict": False},
+    ]
+    (question,) = read_questions(write_jsonl(tmp_path / "long.jsonl", rows))
+    assert (question.id, question.reference, question.predictions) == ("3", "7", ("7", "cut mid-", "6"))
+    assert question.finish_reasons == ("stop", "length", None)
+    assert question.source_verdicts == (True, None, False) and question.source_extracted == (None, None, "6")

@@ -23,10 +23,16 @@ def layout_line(layout: Layout) -> str:
     '240 records → 30 questions × 8 samples, grouped by question text and answer'
     >>> layout_line(Layout(8, "files", 6, 7, 8, "question id", missing=2))
     '8 files → 6 questions × 7–8 samples, joined by question id; 2 samples missing (--allow-missing)'
+    >>> layout_line(Layout(30, "rows", 30, 1, 1, "id"))
+    '30 rows → 30 questions × 1 sample, grouped by id'
     """
     samples = f"{layout.least}" if layout.least == layout.most else f"{layout.least}–{layout.most}"
+    plural = "" if layout.most == 1 else "s"
     how = "joined" if layout.unit == "files" else "grouped"
-    line = f"{layout.read:,} {layout.unit} → {layout.questions:,} questions × {samples} samples, {how} by {layout.by}"
+    line = (
+        f"{layout.read:,} {layout.unit} → {layout.questions:,} question{'' if layout.questions == 1 else 's'} × "
+        f"{samples} sample{plural}, {how} by {layout.by}"
+    )
     if layout.missing:
         line += f"; {layout.missing:,} sample{'s' if layout.missing > 1 else ''} missing (--allow-missing)"
     return line
