@@ -200,16 +200,27 @@ def test_replicas_with_different_gold_answers_are_refused_never_merged(tmp_path,
     assert "different gold answers ('7', '8')" in line
 
 
-def test_a_file_whose_texts_repeat_unevenly_is_not_grouped(tmp_path, capsys):
-    """Two questions that share a text in a file of one sample each stay two questions (k = 1 is accuracy)."""
+def test_replicas_are_grouped_only_where_k_needs_them_and_texts_repeat_evenly(tmp_path, capsys):
+    """k = 1: a file of one sample per question is scored as it is, whatever its texts (grouping then would change
+    the questions of a result that is given without it). k = 2: texts that repeat unevenly are not a replicated
+    dataset (two questions that share a text stay two), and the refusal says so."""
     rows = [{"id": "a", "question": "Compute it.", "answer": "1", "predictions": ["1"]},
-            {"id": "b", "question": "Compute it.", "answer": "2", "predictions": ["3"]},
-            {"id": "c", "question": "Other.", "answer": "1", "predictions": ["1"]}]  # fmt: skip
+            {"id": "b", "question": "Compute it.", "answer": "1", "predictions": ["3"]},
+            {"id": "c", "question": "Other.", "answer": "1", "predictions": ["1"]},
+            {"id": "d", "question": "Other.", "answer": "1", "predictions": ["1"]}]  # fmt: skip
     path = write_jsonl(tmp_path / "gens.jsonl", rows)
     output = tmp_path / "scores.json"
     done = run_main(capsys, "score", str(path), "--k", "1", "--judge", "rule", "--quiet", "--output", str(output))
     assert done.returncode == 0 and done.stderr == ""
-    assert [(q["id"], q["c"]) for q in json.loads(output.read_text())["details"]] == [("a", 1), ("b", 0), ("c", 1)]
+    assert [(q["id"], q["c"]) for q in json.loads(output.read_text())["details"]] == [
+        ("a", 1),
+        ("b", 0),
+        ("c", 1),
+        ("d", 1),
+    ]
+    write_jsonl(path, rows[:3])
+    line = refused(capsys, str(path))
+    assert "3 records, of which 2 distinct question texts (a replicated dataset is grouped only when every text" in line
 
 
 def test_an_output_or_cache_is_never_read_as_a_seed(tmp_path, capsys):

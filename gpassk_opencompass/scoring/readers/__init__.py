@@ -14,7 +14,8 @@ pairs (the contract: :mod:`._samples`); they are grouped by id. A folder no read
 (``'runs/seed*.jsonl'``), is one file per seed: each file read by its reader, joined by question id
 (:func:`read_input`). A reader may name its tool's seed files with ``SEED_GLOB`` (``"output-rs*.jsonl"``):
 a folder holding such files is then read as those files, one per seed. A file whose every record holds one
-sample and whose question texts repeat evenly is a replicated dataset, grouped by question text.
+sample and whose question texts repeat evenly is a replicated dataset, grouped by question text when the largest
+k is over 1 (it could not be scored otherwise; k = 1 scores it as it is).
 
 To add a reader: one module here and one line in :data:`_MODULES`.
 
@@ -174,7 +175,7 @@ def read_input(
         layout = _layout(questions, "rows", "id")
     else:
         questions = parse_generations(module.read(Path(path)), source=source)
-    replicas = group_replicas(questions, source)
+    replicas = group_replicas(questions, source) if min_predictions > 1 else None  # k = 1 needs no grouping
     if replicas is not None:
         questions, replicated = replicas
         layout = replicated if layout is None else replicated._replace(unit=layout.unit)  # rows of a long file
@@ -195,7 +196,7 @@ def read_rows(rows: Iterable[Mapping], source: str = "questions", *, min_predict
         questions = questions_of(group_samples((f"{source} row {i}", row) for i, row in enumerate(rows, 1)), source)
     else:
         questions = parse_generations(rows, min_predictions=1, source=source)
-    replicas = group_replicas(questions, source)
+    replicas = group_replicas(questions, source) if min_predictions > 1 else None  # k = 1 needs no grouping
     if replicas is not None:
         questions = replicas[0]
     elif "predictions" in rows[0] and any(len(question.predictions) < min_predictions for question in questions):

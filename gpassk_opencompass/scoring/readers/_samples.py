@@ -22,10 +22,11 @@ naming the file and the question, or, with ``allow_missing``, that question's n 
 
 **A replicated dataset** (:func:`group_replicas`): one file whose every record holds one sample and whose
 question texts each occur the same number of times m >= 2 (a dataset repeated m times, each replica with its
-own id) is grouped by question text into questions of m samples (id: the first one's). Replicas with the
-same text but different gold answers are one line, never merged. Texts that repeat unevenly, or a file where
-some record holds several samples, are not grouped: a normal file where two questions share a text stays as
-it is.
+own id) is grouped by question text into questions of m samples (id: the first one's), when the largest k is
+over 1 (a file of one sample per question could not be scored then; with k = 1 it is scored as it is, so
+grouping never changes a result that would be given without it). Replicas with the same text but different
+gold answers are one line, never merged. Texts that repeat unevenly, or a file where some record holds several
+samples, are not grouped: a normal file where two questions share a text stays as it is.
 
 >>> rows = [("f line 1", {"id": 1, "question": "1+1?", "answer": 2, "prediction": "2"}),
 ...         ("f line 2", {"id": "2", "question": "2+2?", "answer": "4", "prediction": "5"}),
