@@ -332,3 +332,18 @@ def test_the_tools_own_fields_are_carried_per_sample(tmp_path):
     assert (question.id, question.reference, question.predictions) == ("3", "7", ("7", "cut mid-", "6"))
     assert question.finish_reasons == ("stop", "length", None)
     assert question.source_verdicts == (True, None, False) and question.source_extracted == (None, None, "6")
+
+
+def test_seeds_files_of_one_question_per_line_are_joined_and_one_format_is_required(reference, tmp_path, capsys):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for seed in range(N):  # gpassk lines of one prediction each, as a script that writes one file per seed might
+        lines = [q | {"predictions": q["predictions"][seed : seed + 1]} for q in QUESTIONS]
+        write_jsonl(folder / f"seed{seed}.jsonl", lines)
+    found, said = scored(capsys, tmp_path, folder)
+    assert found == reference and said.strip() == "8 files → 6 questions × 8 samples, joined by question id"
+    write_jsonl(folder / "seed8.jsonl", sample_rows()[:6])  # a long file among gpassk ones
+    assert refused(capsys, str(folder)).endswith(
+        f"{folder}/seed8.jsonl: long samples, but {folder}/seed0.jsonl holds gpassk ones; one file per seed means "
+        "files of one format: give a glob that picks them (such as 'runs/seed*.jsonl')"
+    )
