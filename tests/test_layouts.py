@@ -22,6 +22,7 @@ from gpassk_opencompass.scoring.readers import detect_format, read_input, read_q
 from in_process import run_main
 from scoring_fixtures import expected_metrics, generations, write_jsonl
 
+DATA = Path(__file__).parent / "data"
 COUNTS = [0, 1, 3, 5, 7, 8]
 N = 8
 QUESTIONS = generations(COUNTS, n=N)
@@ -346,4 +347,16 @@ def test_seeds_files_of_one_question_per_line_are_joined_and_one_format_is_requi
     assert refused(capsys, str(folder)).endswith(
         f"{folder}/seed8.jsonl: long samples, but {folder}/seed0.jsonl holds gpassk ones; one file per seed means "
         "files of one format: give a glob that picks them (such as 'runs/seed*.jsonl')"
+    )
+
+
+def test_a_folder_of_one_file_is_that_file_and_a_tools_parts_are_not_seeds(capsys):
+    """A folder holding one dump (n samples per line) reads as that file; OpenCompass's _0, _1 parts of one
+    dataset are read together by its reader, never joined as seeds."""
+    folder = DATA / "qwen-math"
+    assert read_input(folder).questions == read_input(next(folder.glob("*.jsonl"))).questions
+    parts = DATA / "opencompass" / "predictions" / "strong_t0-7"
+    assert refused(capsys, str(parts)).endswith(
+        f"{parts}: its opencompass files are read together, not as one file per seed; give one of them "
+        f"({parts}/tiny_llm_0.json)"
     )

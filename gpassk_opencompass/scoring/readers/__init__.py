@@ -154,19 +154,22 @@ def read_input(
 ) -> Read:
     """The questions of ``path`` and how they were laid out: a file of one record per question, of sample rows
     (grouped by id), a replicated dataset (grouped by question text), or one file per seed (a folder or a glob,
-    joined by question id; ``allow_missing``: a question absent from a seed's file keeps the samples found).
+    joined by question id; ``allow_missing``: a question absent from a seed's file keeps the samples found). A
+    folder or glob of one file is read as that file.
 
     Raises:
         InputError: as :func:`read_questions`; also a question missing from a seed's file, two samples of
             one question in one seed's file, rows of one id that disagree, replicas whose gold answers differ.
     """
     files = seed_files(path, format)
-    if files is not None:
+    if files is not None and len(files) > 1:
         module = reader(_one_format(files, format))
         records, joined = join_seeds([(file, _rows(module, file)) for file in files], allow_missing=allow_missing)
         questions = questions_of(records, str(path))
         check_counts(questions, min_predictions, str(path))
         return Read(questions, joined)
+    if files is not None:  # a folder (or glob) of one file: that file, in whatever layout it has
+        path, format = files[0], _one_format(files, format)
     name = format_of(path, format)
     module, source = reader(name), str(path) if name == "gpassk" else f"{path} ({name})"
     layout: Layout | None = None
@@ -286,16 +289,20 @@ def _seed_order(path: Path) -> list:
 
 
 def _one_format(files: list[Path], format: str) -> str:
-    """The one format of every seed's file (``auto``: each detected)."""
-    if format != AUTO:
-        return reader(format).NAME
-    names = {file: _seed_format(file) for file in files}
+    """The one format of every seed's file (``auto``: each detected), whose reader reads each file alone."""
+    names = {file: _seed_format(file) if format == AUTO else reader(format).NAME for file in files}
     first = files[0]
     other = next((file for file in files if names[file] != names[first]), None)
     if other is not None:
         raise InputError(
             f"{other}: {names[other]} samples, but {first} holds {names[first]} ones; one file per seed means "
             "files of one format: give a glob that picks them (such as 'runs/seed*.jsonl')"
+        )
+    together = getattr(reader(names[first]), "files", None)
+    if len(files) > 1 and together is not None and together(first) != [first]:  # OpenCompass's _0, _1 parts
+        raise InputError(
+            f"{first.parent}: its {names[first]} files are read together, not as one file per seed; give one of "
+            f"them ({first})"
         )
     return names[first]
 

@@ -232,7 +232,7 @@ def join_seeds(
                 raise InputError(
                     f"{where}: a second sample of question {sample['id']!r} in this file (the first: "
                     f"{ids[sample['id']][0]}); one file per seed holds one sample per question: give each seed's "
-                    "samples in a file of their own"
+                    "samples in a file of their own, or score one file at a time"
                 )
             ids[sample["id"]] = (where, sample)
         held.append((file, ids))
