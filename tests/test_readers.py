@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.scoring.readers import FORMATS, detect_format, read_questions
+from gpassk_opencompass.scoring.readers import FORMATS, detect_format, format_of, read_questions
 
 DATA = Path(__file__).parent / "data"
 QWEN = DATA / "qwen-math" / "test_qwen25-math-cot_-1_seed0_t0.7_s0_e-1.jsonl"
@@ -36,7 +36,7 @@ def test_detection(tmp_path):
     assert detect_format(gens) == "gpassk"
     assert detect_format(QWEN) == "qwen-math"
     assert detect_format(OPENCOMPASS / "tiny_llm_0.json") == "opencompass"
-    assert detect_format(NEMO_SKILLS) == detect_format(NEMO_SKILLS / "output-rs0.jsonl") == "nemo-skills"
+    assert format_of(NEMO_SKILLS) == detect_format(NEMO_SKILLS / "output-rs0.jsonl") == "nemo-skills"
 
 
 def test_qwen_math_maps_code_pred_score():

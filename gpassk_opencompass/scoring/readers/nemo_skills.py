@@ -7,15 +7,19 @@ of the benchmark's data, the data's fields kept beside what the run added::
     {"id": "...", "problem": "...", "expected_answer": "220", "generation": "... \\\\boxed{220}",
      "predicted_answer": "220", "symbolic_correct": true, "finish_reason": "stop", ...}
 
-Its ``summarize_results`` joins the seed files **line by line** (``zip_longest`` of the sorted files) and
-so does this reader: the question at line i of every seed file is one question, with one generation per
-seed. Each line is one sample row (:func:`sample_row`):
+This reader reads one such file as sample rows (``SAMPLES``: one row per line, :func:`row_of_line`); a folder of
+them is one file per seed (``SEED_GLOB``), joined by question id by the one mechanism of the long layouts
+(:func:`~gpassk_opencompass.scoring.readers._samples.join_seeds`: a question missing from a seed's file is one
+line naming both, or with ``--allow-missing`` that question's n is what was found):
 
-* ``id``: the line's ``id`` when the data has one, else its position in the file (0, 1, ...), as text;
+* ``id``: the line's ``id`` when the data has one, else its position in the file (0, 1, ...) as text: the
+  seed files are then joined line by line, as NeMo-Skills' ``summarize_results`` joins them (it zips the
+  sorted files), and a line whose ``problem`` or ``expected_answer`` differs from the first file's at the
+  same position is one line naming both (NeMo-Skills would pair them silently);
 * ``question``: ``problem`` (``question`` in older versions); ``answer``: ``expected_answer``;
 * ``prediction``: ``generation``; ``source_extracted``: ``predicted_answer`` (null: none extracted);
 * ``source_verdict``: the LLM judge's ``judgement`` read as NeMo-Skills reads it (:func:`judgement_verdict`)
-  when the run's first line has one -- the output of ``ns generate --generation_type=math_judge``, which
+  when the file's first line has one -- the output of ``ns generate --generation_type=math_judge``, which
   NeMo-Skills writes to a folder of its own beside the evaluation's -- else ``symbolic_correct`` (its
   symbolic checker), else none;
 * ``finish_reason``: ``finish_reason`` as the server returned it (``length``: cut at the token limit), but
@@ -23,26 +27,18 @@ seed. Each line is one sample row (:func:`sample_row`):
   new output has). With ``++parse_reasoning=True`` a generation whose thinking never ended is ``""``
   (NeMo-Skills' choice; ``_full_generation`` keeps the text): no answer, as it has none.
 
-The seed files must agree line by line: the same ``id`` (when there is one), ``problem`` and
-``expected_answer`` at the same position, and as many lines each; a file that differs is one line
-naming it, the line and the first file (NeMo-Skills would silently pair different questions).
-
 >>> import json, pathlib, tempfile
->>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> file = pathlib.Path(tempfile.mkdtemp()) / "output-rs0.jsonl"
 >>> line = {"problem": "1+1?", "expected_answer": 2, "generation": "so \\\\boxed{2}", "predicted_answer": "2"}
->>> for seed, verdict in enumerate([True, False]):
-...     _ = (folder / f"output-rs{seed}.jsonl").write_text(json.dumps(line | {"symbolic_correct": verdict}) + "\\n")
->>> detect(folder), [file.name for file in files(folder)]
-(True, ['output-rs0.jsonl', 'output-rs1.jsonl'])
->>> (record,) = read(folder)
->>> record["id"], record["answer"], record["predictions"], record["source_verdicts"]
-('0', '2', ['so \\\\boxed{2}', 'so \\\\boxed{2}'], [True, False])
+>>> _ = file.write_text(json.dumps(line | {"symbolic_correct": True}) + "\\n")
+>>> detect(file), list(read(file))  # doctest: +NORMALIZE_WHITESPACE
+(True, [('.../output-rs0.jsonl line 1', {'id': '0', 'question': '1+1?', 'answer': '2', 'prediction': 'so \\\\boxed{2}',
+         'source_extracted': '2', 'source_verdict': True, 'finish_reason': None})])
 """
 
 from __future__ import annotations
 
 import pathlib
-import re
 from collections.abc import Iterator
 
 from gpassk_opencompass.errors import InputError
@@ -52,28 +48,32 @@ from gpassk_opencompass.scoring.readers.sniff import first_record
 
 NAME = "nemo-skills"
 DESCRIPTION = "NeMo-Skills output-rs<seed>.jsonl, one file per seed (or their folder, or output.jsonl)"
-
-#: A seed file's name; the seed is its number (files are taken in seed order: rs2 before rs10).
-SEED_FILE = re.compile(r"output-rs(\d+)\.jsonl")
-#: The one file of a greedy run, when a folder has no seed files.
-GREEDY_FILE = "output.jsonl"
+#: This reader yields sample rows (:mod:`~gpassk_opencompass.scoring.readers._samples`), one per line.
+SAMPLES = True
+#: NeMo-Skills' seed files: a folder holding them is read as one file per seed.
+SEED_GLOB = "output-rs*.jsonl"
 #: Where a line keeps the question text, newest name first.
 QUESTION_FIELDS = ("problem", "question")
 #: The fields that hold NeMo-Skills' own verdict on a generation, in order of preference: a judged run's lines
 #: keep the symbolic checker's verdict beside the judge's, and the judge is what that run was made for.
 VERDICT_FIELDS = ("judgement", "symbolic_correct")
 _FIX = "give the output-rs*.jsonl files of one `ns eval` run, as NeMo-Skills wrote them"
+_OUTPUTS = (f"*/{SEED_GLOB}", "*/output.jsonl")
 
 
 def detect(path: pathlib.Path) -> bool:
-    """A ``.jsonl`` file whose first record has ``generation`` (text) and ``expected_answer``, or a folder of such.
+    """A ``.jsonl`` file whose first record has ``generation`` (text) and ``expected_answer``; or a results
+    folder (``eval-results/``) of benchmark folders holding such files, to say which to give (:func:`read`).
 
     >>> detect(pathlib.Path("no-such-folder"))
     False
     """
     try:
-        candidates = _in_folder(path) if path.is_dir() else [path]
-        return bool(candidates) and _looks_like_output(candidates[0])
+        if not path.is_dir():
+            return _looks_like_output(path)
+        return not find_files(path, SEED_GLOB, "output.jsonl") and any(
+            _looks_like_output(file) for file in find_files(path, *_OUTPUTS)[:1]
+        )
     except OSError:
         return False
 
@@ -83,121 +83,44 @@ def _looks_like_output(path: pathlib.Path) -> bool:
     return isinstance(record, dict) and isinstance(record.get("generation"), str) and "expected_answer" in record
 
 
-def _in_folder(folder: pathlib.Path) -> list[pathlib.Path]:
-    """The seed files of ``folder`` in seed order, else its ``output.jsonl``, else nothing."""
-    seeds = [file for file in find_files(folder, "output-rs*.jsonl") if SEED_FILE.fullmatch(file.name)]
-    if seeds:
-        return sorted(seeds, key=lambda file: int(SEED_FILE.fullmatch(file.name)[1]))  # type: ignore[index]
-    return find_files(folder, GREEDY_FILE)
-
-
-def files(path: pathlib.Path) -> list[pathlib.Path]:
-    """What :func:`read` reads: ``path`` itself, or a folder's seed files (else its ``output.jsonl``).
+def read(path: pathlib.Path) -> Iterator[tuple[str, dict]]:
+    """``(where, row)`` for each non-blank line of one NeMo-Skills output file (see the module docstring).
 
     Raises:
-        InputError: a folder holding neither (the message says which files NeMo-Skills writes, and lists the
-            benchmark subfolders that have them, as ``eval-results/`` does).
+        InputError: a malformed line (the message names the file, the line and the fix); a folder, which is
+            read as one file per seed before it gets here unless it holds none (the message lists the benchmark
+            folders it has, as ``eval-results/`` does).
     """
-    if not path.is_dir():
-        return [path]
-    found = _in_folder(path)
-    if found:
-        return found
-    below = sorted({file.parent.name for file in find_files(path, "*/output-rs*.jsonl", f"*/{GREEDY_FILE}")})
-    hint = (
-        f"; it has benchmark folders {', '.join(below[:5])}{', ...' if len(below) > 5 else ''}: give one"
-        if below
-        else ""
-    )
-    raise InputError(f"{path}: no NeMo-Skills output (output-rs<seed>.jsonl or {GREEDY_FILE}) in it{hint}")
+    if path.is_dir():
+        below = sorted({file.parent.name for file in find_files(path, *_OUTPUTS)})
+        listed = f"{', '.join(below[:5])}{', ...' if len(below) > 5 else ''}"
+        hint = f"; it has benchmark folders {listed}: give one" if below else ""
+        raise InputError(f"{path}: no NeMo-Skills output ({SEED_GLOB} or output.jsonl) in it{hint}")
+    verdict_field = _verdict_field(path)
+    for position, (where, line) in enumerate(_lines(path)):
+        row = row_of_line(line, where, verdict_field)
+        if row["id"] is None:
+            row["id"] = str(position)
+        yield where, row
 
 
-def read(path: pathlib.Path) -> Iterator[dict]:
-    """One gpassk generations record per question: line i of every seed file (see the module docstring).
-
-    The files are read one after the other (one open at a time, however many seeds), each line checked
-    against the first file's line at the same position.
-
-    Raises:
-        InputError: a malformed line, or seed files that do not agree line by line (the message names
-            the file, the line and the fix).
-    """
-    seeds = files(path)
-    first = seeds[0]
-    verdict_field = _verdict_field(first)
-    questions: list[list[dict]] = []  # per position, its row from each seed file read so far
-    for index, file in enumerate(seeds):
-        count = 0
-        for count, (where, row) in enumerate(_samples(file, verdict_field), start=1):
-            if index == 0:
-                questions.append([row])
-                continue
-            if count > len(questions):
-                raise InputError(
-                    f"{where}: a line more than {first.name} has ({len(questions)} samples); the seed files are "
-                    f"joined line by line (a file from another run, or another benchmark): {_FIX}"
-                )
-            _check_same_question(row, questions[count - 1][0], where, first)
-            questions[count - 1].append(row)
-        if index == 0 and not questions:
-            raise InputError(f"{first}: no samples (the file is empty); {_FIX}")
-        if count < len(questions):
-            raise InputError(
-                f"{file}: ends after {count} sample(s), where {first.name} has {len(questions)}; the seed files are "
-                f"joined line by line (a file cut short, or from another run): {_FIX}"
-            )
-    for position, rows in enumerate(questions):
-        yield _question(rows, position)
-
-
-#: The fields every seed file's line i must share, as NeMo-Skills names them.
-_SHARED = {"id": '"id"', "question": '"problem"', "answer": '"expected_answer"'}
-
-
-def _check_same_question(row: dict, reference: dict, where: str, first: pathlib.Path) -> None:
-    for field, name in _SHARED.items():
-        if row[field] != reference[field]:
-            raise InputError(
-                f"{where}: its {name} differs from {first.name}'s at the same position "
-                f"({row[field]!r:.60} vs {reference[field]!r:.60}); NeMo-Skills joins the seed files line by "
-                f"line, so every file must hold the same questions in the same order: {_FIX}"
-            )
-
-
-def _question(rows: list[dict], position: int) -> dict:
-    """The generations record of one question's rows, one per seed file."""
-    reference = rows[0]
-    record = {
-        "id": reference["id"] if reference["id"] is not None else str(position),
-        "question": reference["question"],
-        "answer": reference["answer"],
-        "predictions": [row["prediction"] for row in rows],
-        "source_extracted": [row["source_extracted"] for row in rows],
-    }
-    if any("source_verdict" in row for row in rows):
-        record["source_verdicts"] = [row.get("source_verdict") for row in rows]
-    if any(row.get("finish_reason") is not None for row in rows):
-        record["finish_reasons"] = [row.get("finish_reason") for row in rows]
-    return record
-
-
-def _verdict_field(first: pathlib.Path) -> str | None:
-    """Which field holds the run's verdicts: the first of :data:`VERDICT_FIELDS` the first line has."""
-    record = first_record(first, (first.suffix,))
+def _verdict_field(file: pathlib.Path) -> str | None:
+    """Which field holds the run's verdicts: the first of :data:`VERDICT_FIELDS` the file's first line has."""
+    record = first_record(file, (file.suffix,))
     if not isinstance(record, dict):
         return None
     return next((name for name in VERDICT_FIELDS if name in record), None)
 
 
-def _samples(file: pathlib.Path, verdict_field: str | None) -> Iterator[tuple[str, dict]]:
-    """``(where, row)`` for each non-blank line of one seed file."""
+def _lines(file: pathlib.Path) -> Iterator[tuple[str, object]]:
+    """``(where, parsed line)`` for each non-blank line of ``file``."""
     for number, line in enumerate(read_lines(file), start=1):
         if line.strip():
             where = f"{file} line {number}"
-            yield where, sample_row(load_json_text(line, source=where), where, verdict_field)
+            yield where, load_json_text(line, source=where)
 
 
-def sample_row(line: object, where: str, verdict_field: str | None = "symbolic_correct") -> dict:
+def row_of_line(line: object, where: str, verdict_field: str | None = "symbolic_correct") -> dict:
     """One NeMo-Skills output line as a sample row (see the module docstring); ``id`` is ``None`` without one.
 
     Args:
@@ -205,10 +128,10 @@ def sample_row(line: object, where: str, verdict_field: str | None = "symbolic_c
         where: the file and line, for messages.
         verdict_field: ``judgement``, ``symbolic_correct`` or ``None`` (no source verdict).
 
-    >>> sample_row({"problem": "p", "expected_answer": 7, "generation": "g", "predicted_answer": None,
+    >>> row_of_line({"problem": "p", "expected_answer": 7, "generation": "g", "predicted_answer": None,
     ...             "symbolic_correct": False, "finish_reason": "length"}, "f line 1", "symbolic_correct")
     {'id': None, 'question': 'p', 'answer': '7', 'prediction': 'g', 'source_extracted': None, 'source_verdict': False, 'finish_reason': 'length'}
-    >>> sample_row({"problem": "p", "expected_answer": "7", "predicted_answer": "7"}, "f line 1")
+    >>> row_of_line({"problem": "p", "expected_answer": "7", "predicted_answer": "7"}, "f line 1")
     Traceback (most recent call last):
     ...
     gpassk_opencompass.errors.InputError: f line 1: missing "generation" (the model's output); a NeMo-Skills output line has problem, expected_answer and generation: give the output-rs*.jsonl files of one `ns eval` run, as NeMo-Skills wrote them
