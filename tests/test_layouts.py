@@ -360,3 +360,13 @@ def test_a_folder_of_one_file_is_that_file_and_a_tools_parts_are_not_seeds(capsy
         f"{parts}: its opencompass files are read together, not as one file per seed; give one of them "
         f"({parts}/tiny_llm_0.json)"
     )
+
+
+def test_a_glob_the_shell_expanded_is_one_line_with_the_fix(tmp_path, capsys):
+    folder = write_seeds(tmp_path)
+    files = [str(folder / f"seed{seed}.jsonl") for seed in range(N)]  # what `gpassk score runs/seed*.jsonl` gets
+    done = run_main(capsys, "score", *files, "--k", "2", "--judge", "rule", "--quiet")
+    assert done.returncode == 2 and done.stderr.strip() == (
+        f"gpassk score: error: gpassk score takes one input, got 8 ({', '.join(files[:3])}, ...); one file per "
+        "seed is a folder, or a glob in quotes (the shell leaves it to gpassk): gpassk score 'runs/seed*.jsonl'"
+    )

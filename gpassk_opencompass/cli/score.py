@@ -92,6 +92,7 @@ def add_parser(subparsers) -> None:
         "(--format long), another tool's output (--format), or one file per seed: a folder or a quoted glob "
         "('runs/seed*.jsonl')",
     )
+    parser.add_argument("more_inputs", nargs="*", help=argparse.SUPPRESS)  # refused with the fix: an expanded glob
     parser.add_argument(
         "--format",
         choices=(AUTO, *FORMATS),
@@ -322,6 +323,13 @@ def run(args: argparse.Namespace) -> int:
     from gpassk_opencompass.scoring.flow import score_file
     from gpassk_opencompass.scoring.readers import input_anchor
 
+    if args.more_inputs:
+        given = [args.input, *args.more_inputs]
+        raise InputError(
+            f"gpassk score takes one input, got {len(given)} ({', '.join(given[:3])}{', ...' if len(given) > 3 else ''}"
+            "); one file per seed is a folder, or a glob in quotes (the shell leaves it to gpassk): "
+            "gpassk score 'runs/seed*.jsonl'"
+        )
     if args.cache and args.no_cache:
         raise InputError("--cache and --no-cache contradict each other; give one")
     cache_choice = False if args.no_cache else (args.cache or True)
