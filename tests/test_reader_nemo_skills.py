@@ -155,6 +155,22 @@ def test_seed_files_are_taken_in_seed_order_and_a_results_folder_names_its_bench
         read_questions(results / "math", "nemo-skills")
 
 
+def test_the_chunks_of_an_unfinished_run_are_refused(tmp_path, capsys):
+    """`++num_chunks`: output-rs0_chunk_0.jsonl ... hold parts of the questions until NeMo-Skills merges them."""
+    folder = tmp_path / "unfinished"
+    folder.mkdir()
+    for seed in range(2):
+        for chunk in range(2):
+            lines = seed_lines(SEEDS[seed])[chunk * 10 : chunk * 10 + 10]
+            (folder / f"output-rs{seed}_chunk_{chunk}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    done = run_main(capsys, "score", str(folder), "--k", "1", "--allow-missing", "--no-cache", "--quiet")
+    assert done.returncode == 2, done.stdout
+    assert done.stderr.strip().endswith(
+        "output-rs0_chunk_0.jsonl: one chunk of output-rs0.jsonl, not yet merged (NeMo-Skills joins the chunks into "
+        "it once every chunk is done, then deletes them): the run is unfinished; score its files when it ends"
+    ), done.stderr
+
+
 def test_seed_files_are_joined_by_id_in_any_order(tmp_path):
     """With the data's ids, a seed file in another order pairs the same samples (NeMo-Skills would mix them)."""
     questions = read_questions(RUN)

@@ -39,6 +39,7 @@ line naming both, or with ``--allow-missing`` that question's n is what was foun
 from __future__ import annotations
 
 import pathlib
+import re
 from collections.abc import Iterator
 
 from gpassk_opencompass.errors import InputError
@@ -59,6 +60,8 @@ QUESTION_FIELDS = ("problem", "question")
 VERDICT_FIELDS = ("judgement", "symbolic_correct")
 _FIX = "give the output-rs*.jsonl files of one `ns eval` run, as NeMo-Skills wrote them"
 _OUTPUTS = (f"*/{SEED_GLOB}", "*/output.jsonl")
+#: One chunk of a seed's file (``++num_chunks``): NeMo-Skills joins them into that file when all are done.
+_CHUNK = re.compile(r"(output(?:-rs\d+)?)_chunk_\d+\.jsonl")
 
 
 def detect(path: pathlib.Path) -> bool:
@@ -87,7 +90,8 @@ def read(path: pathlib.Path) -> Iterator[tuple[str, dict]]:
     """``(where, row)`` for each non-blank line of one NeMo-Skills output file (see the module docstring).
 
     Raises:
-        InputError: a malformed line (the message names the file, the line and the fix); a folder, which is
+        InputError: a malformed line (the message names the file, the line and the fix); a chunk of a run
+            not merged yet (``output-rs0_chunk_1.jsonl``: unfinished, a part of the questions); a folder, which is
             read as one file per seed before it gets here unless it holds none (the message lists the benchmark
             folders it has, as ``eval-results/`` does).
     """
@@ -96,6 +100,12 @@ def read(path: pathlib.Path) -> Iterator[tuple[str, dict]]:
         listed = f"{', '.join(below[:5])}{', ...' if len(below) > 5 else ''}"
         hint = f"; it has benchmark folders {listed}: give one" if below else ""
         raise InputError(f"{path}: no NeMo-Skills output ({SEED_GLOB} or output.jsonl) in it{hint}")
+    chunk = _CHUNK.fullmatch(path.name)
+    if chunk:
+        raise InputError(
+            f"{path}: one chunk of {chunk[1]}.jsonl, not yet merged (NeMo-Skills joins the chunks into it once every "
+            "chunk is done, then deletes them): the run is unfinished; score its files when it ends"
+        )
     verdict_field = _verdict_field(path)
     for position, (where, line) in enumerate(_lines(path)):
         row = row_of_line(line, where, verdict_field)
