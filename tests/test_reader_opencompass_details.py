@@ -127,18 +127,16 @@ def _yes(data):
 
 def _fewer(data):
     data["details"].pop()
-    for detail in data["details"]:
-        detail["correct"].append(True)  # 7 questions x n=9 is not the 64 rows
 
 
 @pytest.mark.parametrize(
     ("damage", "fragment"),
     [
-        (_truncate_one, "questions have 7 or 8 verdicts"),
+        (_truncate_one, "details[2]: correct holds 7 verdicts for the n=8 replicas of the predictions"),
         (_rename, "details[0]: example_abbr 'other_0' is not oc_mathverify_<question index>"),
         (_repeat, "number the questions 0, 0, 2, 3, 4, 5 ... 7, not 0 to 7 (none for question 1)"),
         (_yes, "details[3] correct[5]: a verdict is true, false, 0 or 1, got 'yes'"),
-        (_fewer, "7 questions x n=9 verdicts, but the predictions hold 64 rows"),
+        (_fewer, "7 questions in its details, but the predictions hold 64 rows, not n rows for each"),
     ],
 )
 def test_damaged_details_are_one_line_naming_the_results_file(run, damage, fragment):

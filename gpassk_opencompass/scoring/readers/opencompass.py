@@ -41,10 +41,7 @@ from gpassk_opencompass.scoring.readers._complete import check_complete
 from gpassk_opencompass.scoring.readers._folder import gold_answer
 
 NAME = "opencompass"
-DESCRIPTION = (
-    "an OpenCompass run's predictions/<model>/<dataset>.json (or its _0, _1... parts, or its "
-    "results/<model>/<dataset>.json), with its evaluator's per-sample verdicts kept by --dump-eval-details"
-)
+DESCRIPTION = "an OpenCompass run's predictions/<model>/<dataset>.json or its results/<model>/<dataset>.json"
 
 #: The per-replica verdict keys of OpenCompass's own evaluators, in the order ``BaseEvaluator.evaluate`` reads them.
 VERDICT_KEYS = ("correct", "is_correct", "cascade_correct")
@@ -179,26 +176,20 @@ def _by_prompt(dataset: str, rows: list[tuple[str, dict]], source: str) -> Itera
 
 def _by_index(dataset: str, rows: list[tuple[str, dict]], details: list[dict], results: Path) -> Iterator[dict]:
     """Question ``i``'s replicas are rows ``i``, ``Q + i``, ...: OpenCompass's numbering, its verdicts matched by it."""
-    questions = [_replicas(dataset, detail, f"{results} details[{place}]") for place, detail in enumerate(details)]
-    counts = {len(verdicts) for _, verdicts, _ in questions if verdicts}
-    if len(counts) > 1:
+    total = len(details)
+    if len(rows) % total:
         raise InputError(
-            f"{results}: questions have {' or '.join(map(str, sorted(counts)))} verdicts; OpenCompass judges every "
-            f"question's n replicas; {_FIX_RUN}"
+            f"{results}: {total} questions in its details, but the predictions hold {len(rows)} rows, not n rows "
+            f"for each; the predictions and the results are of different runs; {_FIX_RUN}"
         )
+    n = len(rows) // total
+    questions = [_replicas(dataset, detail, n, f"{results} details[{place}]") for place, detail in enumerate(details)]
     indices = sorted(index for index, _, _ in questions)
-    if indices != list(range(len(questions))):
-        missing = min(set(range(len(questions))) - set(indices))  # as many entries as questions: one is missing
+    if indices != list(range(total)):
+        missing = min(set(range(total)) - set(indices))  # as many entries as questions: one is missing
         raise InputError(
-            f"{results}: its details number the questions {_ranges(indices)}, not 0 to {len(questions) - 1} "
+            f"{results}: its details number the questions {_ranges(indices)}, not 0 to {total - 1} "
             f"(none for question {missing}); {_FIX_RUN}"
-        )
-    total = len(questions)
-    n = counts.pop() if counts else len(rows) // total
-    if len(rows) != n * total:
-        raise InputError(
-            f"{results}: {total} questions x n={n} verdicts, but the predictions hold {len(rows)} rows; the "
-            f"predictions and the results are of different runs; {_FIX_RUN}"
         )
     for index, verdicts, extracted in sorted(questions, key=lambda question: question[0]):
         replicas = [rows[replica * total + index] for replica in range(n)]
@@ -230,8 +221,13 @@ def _by_index(dataset: str, rows: list[tuple[str, dict]], details: list[dict], r
         yield question
 
 
-def _replicas(dataset: str, detail: dict, where: str) -> tuple[int, list[bool | None], list | None]:
-    """One ``details`` entry: its question index, its verdict per replica, its ``pred`` per replica (if a list)."""
+def _replicas(dataset: str, detail: dict, n: int, where: str) -> tuple[int, list[bool | None], list | None]:
+    """One ``details`` entry: its question index, its verdict per replica, its ``pred`` per replica (if a list).
+
+    OpenCompass flattens each replica's keys into one list per key, so a key only some replicas have
+    (CascadeEvaluator's ``cascade_correct`` when a replica needed no LLM judge) is shorter than n and no longer
+    says which replica each value is: refused, never matched by guessing.
+    """
     abbr = detail.get("example_abbr")
     match = _EXAMPLE.match(abbr) if isinstance(abbr, str) else None
     if match is None or not (match["subdivision"] == dataset or match["subdivision"].startswith(f"{dataset}_")):
@@ -245,10 +241,12 @@ def _replicas(dataset: str, detail: dict, where: str) -> tuple[int, list[bool | 
                 f"{where}: {key} must be a list of one verdict per replica (OpenCompass's details), got "
                 f"{type(values).__name__}; {_FIX_RUN}"
             )
-    if len({len(values) for values in columns.values()}) > 1:
-        listed = ", ".join(f"{key} {len(values)}" for key, values in columns.items())
-        raise InputError(f"{where}: verdict lists of different lengths ({listed}): which replica is which is unknown")
-    replicas = max((len(values) for values in columns.values()), default=0)
+        if len(values) != n:
+            raise InputError(
+                f"{where}: {key} holds {len(values)} verdicts for the n={n} replicas of the predictions: which "
+                "replica each is for is lost (the predictions and results of different runs, or an evaluator that "
+                "wrote it for some replicas only); score with another judge (e.g. --judge rule)"
+            )
     verdicts = [
         next(
             (
@@ -258,7 +256,7 @@ def _replicas(dataset: str, detail: dict, where: str) -> tuple[int, list[bool | 
             ),
             None,
         )
-        for replica in range(replicas)
+        for replica in range(n if columns else 0)
     ]
     extracted = detail.get("pred")
     return int(match["index"]), verdicts, extracted if isinstance(extracted, list) else None
