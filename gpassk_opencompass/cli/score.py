@@ -37,6 +37,9 @@ EXAMPLES = """examples:
 
 INPUT.jsonl has one question per line:
   {"id": "q1", "question": "...", "answer": "...", "predictions": ["...", ...], "language": "en"}
+or one generation per line, the same question's lines sharing an id (--format long; also .parquet, .csv):
+  {"id": "q1", "question": "...", "answer": "...", "prediction": "...", "finish_reason": "stop"}
+  gpassk score runs/ --k 4        # one file per seed (or 'runs/seed*.jsonl'), joined by question id
 Other tools' samples are read as they are (--format, auto-detected by default), e.g.
   gpassk score test_qwen25-math-cot_-1_seed0_t0.7_s0_e-1.jsonl --k 4 --judge source   # its own verdicts
   gpassk score outputs/RUN/predictions/MODEL/DATASET.json --k 4 --judge rule        # OpenCompass predictions
@@ -71,21 +74,25 @@ JUDGE = JudgeSettings()
 
 
 def add_parser(subparsers) -> None:
+    from gpassk_opencompass.scoring.readers import AUTO, FORMATS, known_formats
+
     parser = subparsers.add_parser(
         "score",
         help=SUBCOMMANDS["score"],
         description="Judge every prediction of a generations file once (rule, LLM or cascade judge) and report "
         "G-Pass@k_tau and mG-Pass@k with bootstrap and/or Bayesian intervals.",
-        epilog=EXAMPLES + "\n" + exit_codes_epilog(),
+        epilog=EXAMPLES + "\nformats (--format):\n" + known_formats() + "\n\n" + exit_codes_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    from gpassk_opencompass.scoring.readers import AUTO, FORMATS
 
     parser.add_argument(
         "input",
         metavar="FILE_OR_DIR",
-        help="the samples: a generations JSONL (one question per line) or another tool's output (--format)",
+        help="the samples: a generations JSONL (one question per line), a file of one generation per row "
+        "(--format long), another tool's output (--format), or one file per seed: a folder or a quoted glob "
+        "('runs/seed*.jsonl')",
     )
+    parser.add_argument("more_inputs", nargs="*", help=argparse.SUPPRESS)  # refused with the fix: an expanded glob
     parser.add_argument(
         "--format",
         choices=(AUTO, *FORMATS),
@@ -93,6 +100,12 @@ def add_parser(subparsers) -> None:
         help="the input's format (default: auto, detected from the file): " + ", ".join(FORMATS),
     )
     add_k_option(parser, required=True)
+    parser.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="one file per seed: a question absent from a seed's file is scored with the samples found "
+        "(default: refused, naming the file and the question)",
+    )
     parser.add_argument(
         "--output",
         metavar="FILE",
@@ -306,13 +319,21 @@ def say(message: str) -> None:
 def run(args: argparse.Namespace) -> int:
     # deferred: the scoring stack (judges, numpy, pydantic) only when scoring, not for `gpassk score --help`
     from gpassk_opencompass.judges.registry import resolve_judge, with_verdict_cache
-    from gpassk_opencompass.render.score_report import format_report, unresolved_summary
+    from gpassk_opencompass.render.score_report import format_report, layout_line, unresolved_summary
     from gpassk_opencompass.scoring.flow import score_file
+    from gpassk_opencompass.scoring.readers import input_anchor
 
+    if args.more_inputs:
+        given = [args.input, *args.more_inputs]
+        raise InputError(
+            f"gpassk score takes one input, got {len(given)} ({', '.join(given[:3])}{', ...' if len(given) > 3 else ''}"
+            "); one file per seed is a folder, or a glob in quotes (the shell leaves it to gpassk): "
+            "gpassk score 'runs/seed*.jsonl'"
+        )
     if args.cache and args.no_cache:
         raise InputError("--cache and --no-cache contradict each other; give one")
     cache_choice = False if args.no_cache else (args.cache or True)
-    judge = with_verdict_cache(resolve_judge(args.judge, **judge_options(args)), cache_choice, args.input)
+    judge = with_verdict_cache(resolve_judge(args.judge, **judge_options(args)), cache_choice, input_anchor(args.input))
     request = scoring_request(args, args.k)
     kind, cache = judge.name, judge.cache_path
     if args.judge == "auto":
@@ -333,6 +354,8 @@ def run(args: argparse.Namespace) -> int:
         cache=cache if cache is not None else False,  # the policy applied above, once
         progress=not args.quiet,
         format=args.format,
+        allow_missing=args.allow_missing,
+        on_layout=lambda layout: say(layout_line(layout)),
     )
     incomplete = result.unresolved > 0
     if incomplete:

@@ -1,6 +1,6 @@
-"""The console report of a scoring (``gpassk score``, ``gpassk rejudge``): the metrics table and the
-block said when verdicts are missing; pure functions of a
-:class:`~gpassk_opencompass.scoring.results.ResultsFile`.
+"""The console report of a scoring (``gpassk score``, ``gpassk rejudge``): the metrics table, the
+block said when verdicts are missing (pure functions of a
+:class:`~gpassk_opencompass.scoring.results.ResultsFile`), and the line saying how the samples were laid out.
 """
 
 from __future__ import annotations
@@ -11,7 +11,31 @@ from gpassk_opencompass import defaults
 from gpassk_opencompass.redaction import redact
 
 if TYPE_CHECKING:
+    from gpassk_opencompass.scoring.readers._samples import Layout
     from gpassk_opencompass.scoring.results import ResultsFile
+
+
+def layout_line(layout: Layout) -> str:
+    """The one line ``gpassk score`` says when samples were grouped into questions (rows, seeds' files, replicas).
+
+    >>> from gpassk_opencompass.scoring.readers._samples import Layout
+    >>> layout_line(Layout(240, "records", 30, 8, 8, "question text and answer"))
+    '240 records → 30 questions × 8 samples, grouped by question text and answer'
+    >>> layout_line(Layout(8, "files", 6, 7, 8, "question id", missing=2))
+    '8 files → 6 questions × 7–8 samples, joined by question id; 2 samples missing (--allow-missing)'
+    >>> layout_line(Layout(30, "rows", 30, 1, 1, "id"))
+    '30 rows → 30 questions × 1 sample, grouped by id'
+    """
+    samples = f"{layout.least}" if layout.least == layout.most else f"{layout.least}–{layout.most}"
+    plural = "" if layout.most == 1 else "s"
+    how = "joined" if layout.unit == "files" else "grouped"
+    line = (
+        f"{layout.read:,} {layout.unit} → {layout.questions:,} question{'' if layout.questions == 1 else 's'} × "
+        f"{samples} sample{plural}, {how} by {layout.by}"
+    )
+    if layout.missing:
+        line += f"; {layout.missing:,} sample{'s' if layout.missing > 1 else ''} missing (--allow-missing)"
+    return line
 
 
 def unresolved_summary(record: ResultsFile, *, resume: str) -> str:

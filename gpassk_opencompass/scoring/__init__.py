@@ -3,7 +3,8 @@
 * :mod:`.questions` -- a question and its generations, and the one parse of a
   record into one (the generations JSONL of ``gpassk score``, readers' records,
   mappings in memory);
-* :mod:`.readers` -- the input formats of ``gpassk score`` (other tools' sample dumps);
+* :mod:`.readers` -- the input formats of ``gpassk score`` (other tools' sample dumps) and the layouts
+  of samples (one generation per row, one file per seed, a replicated dataset: ``readers/_samples.py``);
 * :mod:`.request` -- what to compute (:class:`ScoringRequest`), checked before judging;
 * :mod:`.flow` -- the one scoring flow, called by ``gpassk score``,
   :class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator` and

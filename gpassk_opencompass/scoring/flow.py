@@ -15,6 +15,7 @@ mistake is an :class:`~gpassk_opencompass.errors.InputError` naming the value
 (a line number for a file).
 
 >>> from gpassk_opencompass.judges import JudgeSettings
+>>> from gpassk_opencompass.scoring.questions import parse_generations
 >>> lines = ['{"id": "q1", "question": "1+1?", "answer": "2", "predictions": ["\\\\boxed{2}", "3", "2"]}',
 ...          '{"id": "q2", "question": "2+2?", "answer": "4", "predictions": ["4", "4", "4"]}']
 >>> questions = parse_generations(lines, min_predictions=2)
@@ -31,7 +32,7 @@ import inspect
 import os
 import sys
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
 from pathlib import Path
 from typing import NamedTuple
@@ -49,8 +50,17 @@ from gpassk_opencompass.judges.source import SourceJudge
 from gpassk_opencompass.judges.types import JUDGE_NAMES
 from gpassk_opencompass.scoring.compute import gpassk_results, results_document, warn_if_identical
 from gpassk_opencompass.scoring.details import DIGEST_FIELDS, CompactDetails, texts_sha256
-from gpassk_opencompass.scoring.questions import Question, parse_generations
-from gpassk_opencompass.scoring.readers import format_of, input_files, missing_verdicts, read_questions
+from gpassk_opencompass.scoring.questions import Question
+from gpassk_opencompass.scoring.readers import (
+    Layout,
+    check_not_a_seed,
+    format_of,
+    input_anchor,
+    input_files,
+    missing_verdicts,
+    read_input,
+    read_rows,
+)
 from gpassk_opencompass.scoring.request import ScoringRequest, check_questions
 from gpassk_opencompass.scoring.results import ResultsFile
 from gpassk_opencompass.scoring.results_io import json_document, write_results
@@ -220,11 +230,15 @@ def score_file(
     cache: bool | str | os.PathLike = True,
     progress: bool = True,
     format: str = "auto",
+    allow_missing: bool = False,
+    on_layout: Callable[[Layout], None] | None = None,
 ) -> ResultsFile:
     """``gpassk score``: check the files, read the samples, score them, write ``output`` when the result may be written.
 
     ``format`` names the input's format (:mod:`~gpassk_opencompass.scoring.readers`: ``gpassk``,
-    ``qwen-math``, ``opencompass``, ...); ``auto`` detects it.
+    ``qwen-math``, ``opencompass``, ``long``, ...); ``auto`` detects it. ``path`` may be a folder or a glob of
+    one file per seed (``allow_missing``: a question absent from one keeps the samples found). ``on_layout``
+    is told how the samples were grouped into questions, when they were (the CLI says it in one line).
 
     ``output`` is written (atomically, redacted) when the result is complete,
     or incomplete with ``request.allow_unresolved``; never over the input or
@@ -241,10 +255,14 @@ def score_file(
         WriteError: the file system refused to write ``output`` or the cache (as :func:`score`).
     """
     path = Path(path)
+    judge = with_verdict_cache(judge, cache, input_anchor(path))
+    for role, written in (("--output", output), ("--cache", judge.cache_path)):
+        check_not_a_seed(path, format, role, written)
     name = format_of(path, format)
-    judge = with_verdict_cache(judge, cache, path)
     _check_paths(judge, {"INPUT": path, "--output": output, "--cache": judge.cache_path}, input_files(path, name))
-    questions = read_questions(path, name, min_predictions=max(request.ks))
+    questions, layout = read_input(path, name, min_predictions=max(request.ks), allow_missing=allow_missing)
+    if layout is not None and on_layout is not None:
+        on_layout(layout)
     judge = for_source(judge, name, questions, path)
     results = scored_results(questions, request, judge, progress=progress)
     del questions  # the generations are not needed to write the results: free them first
@@ -310,22 +328,27 @@ def score(
     cache: bool | str | os.PathLike = True,
     progress: bool | None = None,
     format: str = "auto",
+    allow_missing: bool = False,
     **options,
 ) -> ResultsFile:
     """Judge and score generations from Python, as ``gpassk score`` does from the shell.
 
     Args:
-        questions_or_path: a file of samples (a generations JSONL file, or another tool's: ``format``), or the
-            questions: :class:`~gpassk_opencompass.scoring.questions.Question` values or mappings shaped like the
-            lines of a generations file (``id``, ``question``, ``answer``, ``predictions``, optional ``language``).
+        questions_or_path: a file of samples (a generations JSONL file, or another tool's: ``format``), a folder
+            or glob of one file per seed, or the questions: :class:`~gpassk_opencompass.scoring.questions.Question`
+            values, mappings shaped like the lines of a generations file (``id``, ``question``, ``answer``,
+            ``predictions``, optional ``language``), sample rows (``prediction`` instead of ``predictions``,
+            grouped by ``id``) or a pandas DataFrame of either.
         k: the k value(s), each at most every question's number of predictions.
         judge: ``"auto"``, ``"rule"``, ``"llm"``, ``"cascade"``, ``"module:function"``, an entry-point name,
             a :class:`~gpassk_opencompass.judges.JudgeSettings`, a :class:`~gpassk_opencompass.judges.Judge`
             or any ``check_correct_fn(prediction, reference) -> bool``
             (:func:`~gpassk_opencompass.judges.registry.resolve_judge`).
         thresholds: the tau values.
-        format: the file's format (``auto``: detected; ``gpassk``, ``qwen-math``, ``opencompass``, ...:
+        format: the file's format (``auto``: detected; ``gpassk``, ``qwen-math``, ``opencompass``, ``long``, ...:
             :mod:`~gpassk_opencompass.scoring.readers`).
+        allow_missing: one file per seed: a question absent from a seed's file keeps the samples found
+            (otherwise refused, naming the file and the question).
         output: write the results document here (atomically, redacted) when complete, or incomplete with
             ``allow_unresolved=True``.
         cache: the verdict cache, as ``gpassk score`` chooses it
@@ -372,7 +395,14 @@ def score(
     judge = resolve_judge(judge, **{name: value for name, value in options.items() if name not in fields})
     if isinstance(questions_or_path, (str, os.PathLike)):
         return score_file(
-            questions_or_path, request, judge, output=output, cache=cache, progress=progress, format=format
+            questions_or_path,
+            request,
+            judge,
+            output=output,
+            cache=cache,
+            progress=progress,
+            format=format,
+            allow_missing=allow_missing,
         )
     questions = _as_questions(questions_or_path, max(request.ks))
     judge = for_source(with_verdict_cache(judge, cache, output), "gpassk", questions)
@@ -398,14 +428,20 @@ def score_keywords() -> list[str]:
     return list(dict.fromkeys([*own, *request, *judge, *aliases, "judge_timeout"]))
 
 
-def _as_questions(given: Sequence[Question | Mapping], min_predictions: int) -> list[Question]:
-    """:class:`Question` values as given; mappings checked as the records of a file are (:func:`parse_generations`)."""
+def _as_questions(given: object, min_predictions: int) -> list[Question]:
+    """:class:`Question` values as given; mappings (or a DataFrame's rows) checked as the records of a file are
+    (:func:`~gpassk_opencompass.scoring.readers.read_rows`)."""
+    if hasattr(given, "to_dict") and hasattr(given, "columns"):  # a pandas DataFrame, without importing pandas
+        given = [
+            {name: value for name, value in row.items() if not (isinstance(value, float) and value != value)}  # NaN
+            for row in given.to_dict("records")
+        ]
     if isinstance(given, Mapping) or not isinstance(given, Sequence):
         raise InputError(f"questions must be a path or a list of questions, got {type(given).__name__}")
     if all(isinstance(question, Question) for question in given):
-        return list(given)  # type: ignore[arg-type]  # all Question values
+        return list(given)
     if not all(isinstance(question, Mapping) for question in given):
         raise InputError(
             "questions must all be Question values or all be mappings {id, question, answer, predictions[, language]}"
         )
-    return parse_generations(given, min_predictions=min_predictions, source="questions")  # type: ignore[arg-type]
+    return read_rows(given, min_predictions=min_predictions)
