@@ -33,6 +33,7 @@ from gpassk_opencompass.files.writing import (
     check_writable_folder,
     write_bytes_atomic,
 )
+from gpassk_opencompass.judges.kinds import SOURCE
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.plugin.config_types import resolve_config_types
 from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
@@ -373,6 +374,14 @@ def rejudge_run(
         JudgeError: the judge cannot serve the run.
     """
     targets = find_targets(path)
+    if evaluator.get("judge") == SOURCE:
+        first = targets[0]
+        predictions = prediction_parts(first.run_dir, first.model_abbr, first.dataset_abbr)[0]
+        raise InputError(
+            "--judge source takes the verdicts the run's own evaluator kept (in results/, under --dump-eval-details), "
+            "not a judge's: nothing to judge again; score them with: "
+            f"gpassk score {predictions} --judge source --k K"
+        )
     output_dir = Path(output_dir) if output_dir is not None else default_output(targets)
     check_writable_folder("--output", output_dir)
     for target in targets:

@@ -57,6 +57,7 @@ from gpassk_opencompass.scoring.readers import (
     format_of,
     input_anchor,
     input_files,
+    missing_verdicts,
     read_input,
     read_rows,
 )
@@ -262,24 +263,28 @@ def score_file(
     questions, layout = read_input(path, name, min_predictions=max(request.ks), allow_missing=allow_missing)
     if layout is not None and on_layout is not None:
         on_layout(layout)
-    judge = for_source(judge, name, questions)
+    judge = for_source(judge, name, questions, path)
     results = scored_results(questions, request, judge, progress=progress)
     del questions  # the generations are not needed to write the results: free them first
     return _written(results, request, output)
 
 
-def for_source(judge: Judge, format: str, questions: Sequence[Question]) -> Judge:
+def for_source(
+    judge: Judge, format: str, questions: Sequence[Question], path: str | os.PathLike | None = None
+) -> Judge:
     """``--judge source`` bound to the input's format (recorded as ``source:<format>``); other judges as they are.
 
     Raises:
-        InputError: the source judge, and no question carries its source's verdicts.
+        InputError: the source judge, and no question carries its source's verdicts (why, when the reader
+            of ``path`` can tell: :func:`~gpassk_opencompass.scoring.readers.missing_verdicts`).
     """
     if not isinstance(judge, SourceJudge):
         return judge
     if all(question.source_verdicts is None for question in questions):
+        why = missing_verdicts(path, format) if path is not None else ""
         raise InputError(
             f"--judge source: the {format} input carries no per-sample verdicts of its own "
-            "(source_verdicts); choose another judge, e.g. --judge rule"
+            f"(source_verdicts){': ' + why if why else ''}; choose another judge, e.g. --judge rule"
         )
     return judge.for_format(format)
 

@@ -329,6 +329,19 @@ def format_of(path: str | os.PathLike, format: str = AUTO) -> str:
     return detect_format(path) if format == AUTO else reader(format).NAME
 
 
+def missing_verdicts(path: str | os.PathLike, format: str) -> str:
+    """Why the input at ``path`` carries no per-sample verdicts of its own, as its reader can tell ('' if it cannot).
+
+    A reader that can say more than "none" (an OpenCompass run evaluated without ``--dump-eval-details``)
+    defines ``no_verdicts(path) -> str``.
+
+    >>> missing_verdicts("tests/data/lm-eval", "lm-eval")
+    ''
+    """
+    explain = getattr(reader(format), "no_verdicts", None)
+    return "" if explain is None else explain(Path(path))
+
+
 def input_files(path: str | os.PathLike, format: str = AUTO) -> list[Path]:
     """The files ``gpassk score`` reads for ``path`` in ``format``: ``path`` itself, or what its reader's ``files`` says.
 

@@ -1,14 +1,32 @@
-"""An OpenCompass run's predictions, made without our evaluator: ``predictions/<model>/<dataset>.json``.
+"""An OpenCompass run's predictions, with OpenCompass's own per-sample verdicts where its run kept them.
 
-OpenCompass writes one JSON object per model x dataset, ``{"0": {"origin_prompt": ..., "prediction": ...,
-"gold": ...}, "1": ...}``, split into ``<dataset>_0.json``, ``<dataset>_1.json``... parts when the
-dataset is partitioned (:func:`prediction_parts`). For G-Pass@k a dataset
-is repeated n times, so the n generations of a question are the rows with its prompt and gold answer.
+OpenCompass writes one JSON object per model x dataset, ``predictions/<model>/<dataset>.json``:
+``{"0": {"origin_prompt": ..., "prediction": ..., "gold": ...}, "1": ...}``, split into ``<dataset>_0.json``,
+``<dataset>_1.json``... parts when the dataset is partitioned (:func:`prediction_parts`), rows numbered from 0
+in each part and read by OpenCompass in part order. For G-Pass@k a dataset is repeated n times
+(``concatenate_datasets([dataset] * n)``): row ``r`` of the run is replica ``r // Q`` of question ``r % Q``
+(Q questions).
 
-Mapped as: the rows grouped by (``origin_prompt``, ``gold``) in order of first appearance -> one question;
-``<dataset>/<i>`` (i counted from 0) -> id; ``origin_prompt`` -> question (a chat prompt's turns joined);
-``gold`` -> answer; each row's ``prediction`` (a list when the model returned several) -> predictions.
-A run made with ``GPassKEvaluator`` is judged again in place with ``gpassk rejudge`` instead.
+Its eval step writes ``results/<model>/<dataset>.json``; with ``--dump-eval-details`` and one of OpenCompass's
+own evaluators (LiveMathBenchEvaluator, MATHVerifyEvaluator, CascadeEvaluator...) that file's ``details`` hold
+one entry per question, ``example_abbr`` = ``<dataset>_<question index>``, with one value per replica (in
+replica order) of each key the evaluator wrote: the verdict is ``correct``, else ``is_correct``, else
+``cascade_correct``, as OpenCompass's ``BaseEvaluator.evaluate`` counts it.
+
+Mapped as:
+
+* without those verdicts: the rows grouped by (``origin_prompt``, ``gold``) in order of first appearance ->
+  one question, ``<dataset>/<i>`` (i counted from 0) -> id;
+* with them: question ``i`` of ``example_abbr`` -> id ``<dataset>/<i>``, its predictions the rows
+  ``i``, ``Q + i``, ... ``(n - 1) Q + i`` (OpenCompass's own numbering, checked against the rows' prompts and
+  gold answers), each replica's verdict -> source_verdicts (``None`` where it has none), a ``pred`` that
+  differs from the generation (an answer the evaluator extracted, e.g. math-verify's parse) ->
+  source_extracted;
+* ``origin_prompt`` -> question (a chat prompt's turns joined); ``gold`` -> answer; each row's
+  ``prediction`` (a list when the model returned several) -> predictions.
+
+``gpassk score`` takes the predictions file (or a part of it) or the results file. A run made with
+``GPassKEvaluator`` is judged again in place with ``gpassk rejudge`` instead.
 """
 
 from __future__ import annotations
@@ -23,14 +41,24 @@ from gpassk_opencompass.scoring.readers._complete import check_complete
 from gpassk_opencompass.scoring.readers._folder import gold_answer
 
 NAME = "opencompass"
-DESCRIPTION = "an OpenCompass run's predictions/<model>/<dataset>.json (or its _0, _1... parts)"
+DESCRIPTION = "an OpenCompass run's predictions/<model>/<dataset>.json or its results/<model>/<dataset>.json"
+
+#: The per-replica verdict keys of OpenCompass's own evaluators, in the order ``BaseEvaluator.evaluate`` reads them.
+VERDICT_KEYS = ("correct", "is_correct", "cascade_correct")
 
 _PART = re.compile(r"^(?P<dataset>.+)_(?P<part>\d+)$")
+_EXAMPLE = re.compile(r"^(?P<subdivision>.+)_(?P<index>0|[1-9]\d*)$")
+_FIX_RUN = "give the predictions and results of one run (its eval step writes the results from those predictions)"
 
 
 def detect(path: Path) -> bool:
-    """A ``.json`` file two levels under a ``predictions`` folder."""
-    return path.suffix == ".json" and path.is_file() and path.parent.parent.name == "predictions"
+    """A ``.json`` file two levels under a run's ``predictions`` (or ``results``, beside its predictions) folder."""
+    if path.suffix != ".json" or not path.is_file():
+        return False
+    folder = path.parent.parent
+    return folder.name == "predictions" or (
+        folder.name == "results" and (folder.parent / "predictions" / path.parent.name).is_dir()
+    )
 
 
 def prediction_parts(run_dir: Path, model_abbr: str, dataset_abbr: str) -> list[Path]:
@@ -77,33 +105,66 @@ def parts(path: Path) -> tuple[str, list[Path]]:
     return path.stem, [path]
 
 
+def _located(path: Path) -> tuple[str, list[Path], Path]:
+    """The dataset's abbr, its predictions files and its results file (which may not exist), from either file.
+
+    Raises:
+        InputError: a results file without the predictions of its run beside it.
+    """
+    if path.parent.parent.name == "results":
+        run_dir, model, dataset = path.parent.parent.parent, path.parent.name, path.stem
+        found = prediction_parts(run_dir, model, dataset)
+        if not found:
+            raise InputError(
+                f"{path}: no predictions for it ({run_dir / 'predictions' / model / dataset}.json or its _0, _1... "
+                "parts); the results hold OpenCompass's verdicts, the predictions the generations: give the whole run"
+            )
+        return dataset, found, path
+    dataset, found = parts(path)
+    return dataset, found, path.parent.parent.parent / "results" / path.parent.name / f"{dataset}.json"
+
+
 def files(path: Path) -> list[Path]:
-    """What :func:`read` reads: ``path`` and its sibling parts (:func:`parts`)."""
-    return [path] if path.is_dir() else parts(path)[1]
+    """What :func:`read` reads: the predictions file and its sibling parts (:func:`parts`), the results file."""
+    if path.is_dir():
+        return [path]
+    _, found, results = _located(path)
+    return [*found, *([results] if results.is_file() else [])]
+
+
+def no_verdicts(path: Path) -> str:
+    """Why the run of ``path`` carries no OpenCompass verdicts, for ``--judge source``'s refusal ('' if it does)."""
+    return "" if path.is_dir() else _details(_located(path)[2])[1]
 
 
 def read(path: Path) -> Iterator[dict]:
-    """One question per distinct (prompt, gold), its rows' predictions in order (see the module docstring)."""
+    """One question per question of the run, with OpenCompass's verdicts where kept (see the module docstring)."""
     if path.is_dir():
         raise InputError(
             f"{path} is a folder; --format opencompass reads one predictions/<model>/<dataset>.json file "
             f"(a run made with GPassKEvaluator is judged again with: gpassk rejudge {path})"
         )
-    dataset, files = parts(path)
+    dataset, found, results = _located(path)
+    rows = [(f"{file} row {row}", record) for file in found for row, record in _rows(file)]
+    details, _ = _details(results)
+    if details is None:
+        source = str(found[0]) if len(found) == 1 else f"{found[0].parent / dataset}_*.json"
+        yield from _by_prompt(dataset, rows, source)
+    else:
+        yield from _by_index(dataset, rows, details, results)
+
+
+def _by_prompt(dataset: str, rows: list[tuple[str, dict]], source: str) -> Iterator[dict]:
+    """The rows grouped by (prompt, gold answer), without OpenCompass's verdicts to number them."""
     questions: dict[tuple[str, str], dict] = {}
-    for file in files:
-        for row, record in _rows(file):
-            where = f"{file} row {row}"
-            key = (
-                _prompt(record.get("origin_prompt"), where),
-                gold_answer(record.get("gold"), where, "gold", "G-Pass@k needs one reference answer per question"),
-            )
-            question = questions.setdefault(
-                key, {"id": f"{dataset}/{len(questions)}", "question": key[0], "answer": key[1], "predictions": []}
-            )
-            question["predictions"] += _predictions(record.get("prediction"), where)
+    for where, record in rows:
+        key = _key(record, where)
+        question = questions.setdefault(
+            key, {"id": f"{dataset}/{len(questions)}", "question": key[0], "answer": key[1], "predictions": []}
+        )
+        question["predictions"] += _predictions(record.get("prediction"), where)
     check_complete(
-        str(files[0]) if len(files) == 1 else f"{path.parent / dataset}_*.json",
+        source,
         {question["id"]: range(len(question["predictions"])) for question in questions.values()},
         says="OpenCompass repeats every question n times, so each has the same number of predictions; a last part "
         "file is missing, or two questions share a prompt and gold answer",
@@ -113,14 +174,156 @@ def read(path: Path) -> Iterator[dict]:
     yield from questions.values()
 
 
+def _by_index(dataset: str, rows: list[tuple[str, dict]], details: list[dict], results: Path) -> Iterator[dict]:
+    """Question ``i``'s replicas are rows ``i``, ``Q + i``, ...: OpenCompass's numbering, its verdicts matched by it."""
+    total = len(details)
+    if len(rows) % total:
+        raise InputError(
+            f"{results}: {total} questions in its details, but the predictions hold {len(rows)} rows, not n rows "
+            f"for each; the predictions and the results are of different runs; {_FIX_RUN}"
+        )
+    n = len(rows) // total
+    questions = [_replicas(dataset, detail, n, f"{results} details[{place}]") for place, detail in enumerate(details)]
+    indices = sorted(index for index, _, _ in questions)
+    if indices != list(range(total)):
+        missing = min(set(range(total)) - set(indices))  # as many entries as questions: one is missing
+        raise InputError(
+            f"{results}: its details number the questions {_ranges(indices)}, not 0 to {total - 1} "
+            f"(none for question {missing}); {_FIX_RUN}"
+        )
+    for index, verdicts, extracted in sorted(questions, key=lambda question: question[0]):
+        replicas = [rows[replica * total + index] for replica in range(n)]
+        key = _key(replicas[0][1], replicas[0][0])
+        predictions = []
+        for replica, (where, record) in enumerate(replicas):
+            if _key(record, where) != key:
+                raise InputError(
+                    f"{where}: by OpenCompass's numbering it is replica {replica} of question {index} (row "
+                    f"{replica} x {total} + {index} of the run), but its prompt or gold answer differs from that "
+                    f"question's; {_FIX_RUN}"
+                )
+            prediction = _predictions(record.get("prediction"), where)
+            if len(prediction) != 1:
+                raise InputError(
+                    f"{where}: holds {len(prediction)} predictions, but OpenCompass's verdicts in {results} are one "
+                    "per row; score it with another judge (e.g. --judge rule)"
+                )
+            predictions += prediction
+        question: dict[str, object] = {"id": f"{dataset}/{index}", "question": key[0], "answer": key[1]}
+        question["predictions"] = predictions
+        question["source_verdicts"] = verdicts or [None] * n
+        answers = [
+            answer if isinstance(answer, str) and answer != prediction else None
+            for answer, prediction in zip(extracted or (), predictions)
+        ]
+        if any(answer is not None for answer in answers) and len(answers) == n:
+            question["source_extracted"] = answers
+        yield question
+
+
+def _replicas(dataset: str, detail: dict, n: int, where: str) -> tuple[int, list[bool | None], list | None]:
+    """One ``details`` entry: its question index, its verdict per replica, its ``pred`` per replica (if a list).
+
+    OpenCompass flattens each replica's keys into one list per key, so a key only some replicas have
+    (CascadeEvaluator's ``cascade_correct`` when a replica needed no LLM judge) is shorter than n and no longer
+    says which replica each value is: refused, never matched by guessing.
+    """
+    abbr = detail.get("example_abbr")
+    match = _EXAMPLE.match(abbr) if isinstance(abbr, str) else None
+    if match is None or not (match["subdivision"] == dataset or match["subdivision"].startswith(f"{dataset}_")):
+        raise InputError(
+            f"{where}: example_abbr {abbr!r:.60} is not {dataset}_<question index> as OpenCompass writes it; {_FIX_RUN}"
+        )
+    columns = {key: detail[key] for key in VERDICT_KEYS if key in detail}
+    for key, values in columns.items():
+        if not isinstance(values, list):
+            raise InputError(
+                f"{where}: {key} must be a list of one verdict per replica (OpenCompass's details), got "
+                f"{type(values).__name__}; {_FIX_RUN}"
+            )
+        if len(values) != n:
+            raise InputError(
+                f"{where}: {key} holds {len(values)} verdicts for the n={n} replicas of the predictions: which "
+                "replica each is for is lost (the predictions and results of different runs, or an evaluator that "
+                "wrote it for some replicas only); score with another judge (e.g. --judge rule)"
+            )
+    verdicts = [
+        next(
+            (
+                _verdict(columns[key][replica], f"{where} {key}[{replica}]")
+                for key in VERDICT_KEYS
+                if key in columns and columns[key][replica] is not None
+            ),
+            None,
+        )
+        for replica in range(n if columns else 0)
+    ]
+    extracted = detail.get("pred")
+    return int(match["index"]), verdicts, extracted if isinstance(extracted, list) else None
+
+
+def _verdict(value: object, where: str) -> bool:
+    """A verdict as OpenCompass counts it (``int(value)``): true/false, or a number 0 or 1."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    raise InputError(f"{where}: a verdict is true, false, 0 or 1, got {value!r:.60}; {_FIX_RUN}")
+
+
+def _details(results: Path) -> tuple[list[dict] | None, str]:
+    """OpenCompass's per-question details in ``results`` with verdicts, or ``None`` and why there are none."""
+    if not results.is_file():
+        return (
+            None,
+            f"{results} does not exist (OpenCompass's eval step writes it, with verdicts under --dump-eval-details)",
+        )
+    data = read_json_file(results)
+    if not isinstance(data, dict):
+        raise InputError(f"{results}: expected OpenCompass's results object, got {type(data).__name__}; {_FIX_RUN}")
+    if "gpassk" in data:
+        return None, (
+            f"{results} was written by GPassKEvaluator, whose verdicts are gpassk's own: judge the run again with "
+            f"gpassk rejudge {results.parent.parent.parent}"
+        )
+    details = data.get("details")
+    if details is None:
+        return None, (
+            f"{results} has no per-sample details: the run was evaluated without --dump-eval-details; rerun its "
+            "eval step with it (move that file aside first: OpenCompass skips a dataset whose results exist)"
+        )
+    if (
+        not isinstance(details, list)
+        or not details
+        or not all(isinstance(detail, dict) and "example_abbr" in detail for detail in details)
+    ):
+        return None, f"{results}: its details are not OpenCompass's per-question replicas (no example_abbr)"
+    if not any(key in detail for detail in details for key in VERDICT_KEYS):
+        return None, f"{results}: its details carry no per-sample verdict ({', '.join(VERDICT_KEYS)})"
+    return details, ""
+
+
+def _ranges(numbers: list[int]) -> str:
+    return ", ".join(map(str, numbers[:6])) + (f" ... {numbers[-1]}" if len(numbers) > 6 else "")
+
+
 def _rows(file: Path) -> Iterator[tuple[str, dict]]:
+    """The rows of one predictions file in OpenCompass's order: ``"0"``, ``"1"``, ... as its eval step reads them."""
     data = read_json_file(file)
     if not isinstance(data, dict) or not data:
         raise InputError(
             f'{file}: expected OpenCompass\'s predictions object {{"0": {{origin_prompt, prediction, gold}}, ...}}, '
             f"got {'an empty object' if data == {} else type(data).__name__}"
         )
-    for row, record in data.items():
+    numbers = [str(number) for number in range(len(data))]
+    if set(data) != set(numbers):
+        row = next(row for row in data if row not in set(numbers))
+        raise InputError(
+            f"{file}: row {row!r:.40} is not numbered as OpenCompass numbers its rows (0 to {len(data) - 1}); "
+            "give the file its infer task wrote"
+        )
+    for row in numbers:
+        record = data[row]
         if not isinstance(record, dict) or "prediction" not in record or "gold" not in record:
             raise InputError(
                 f"{file} row {row}: expected an object with origin_prompt, prediction and gold (a run of "
@@ -128,6 +331,14 @@ def _rows(file: Path) -> Iterator[tuple[str, dict]]:
                 + (f"keys {sorted(record)}" if isinstance(record, dict) else type(record).__name__)
             )
         yield row, record
+
+
+def _key(record: dict, where: str) -> tuple[str, str]:
+    """A row's (prompt, gold answer): what its question is."""
+    return (
+        _prompt(record.get("origin_prompt"), where),
+        gold_answer(record.get("gold"), where, "gold", "G-Pass@k needs one reference answer per question"),
+    )
 
 
 def _prompt(prompt: object, where: str) -> str:
