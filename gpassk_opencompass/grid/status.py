@@ -257,6 +257,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _SAVED = re.compile(rb'(?:^|\n)\{"idx": "?(\d+)')
 #: How much of a log's end (or of a ``tmp_*.jsonl``'s) is read for the progress: bars are redrawn there.
 _PROGRESS_BYTES = 1 << 20
+#: The longest bar description shown (a log is not ours: a line may be anything).
+_DESC_CHARS = 60
 #: The unit of the bars the ``datasets`` library draws while it prepares a dataset (``Map: 8/8 examples``).
 _DATASET_UNIT = "examples"
 
@@ -311,7 +313,7 @@ def last_bar(text: str, keep: Callable[[Bar], bool] = lambda bar: True) -> Bar |
             continue
         left, unit = match["left"].strip(), _UNIT.search(match["rate"].strip())
         bar = Bar(
-            (match["desc"] or "").strip(),
+            (match["desc"] or "").strip()[:_DESC_CHARS],
             int(match["done"]),
             int(match["total"]),
             None if "?" in left else left,
