@@ -18,7 +18,9 @@ files, never from an exit code:
 * ``incomplete`` -- a results file with unresolved verdicts (the judge did
   not answer for some generations): run again to re-judge;
 * ``running`` -- a launch of this machine whose process is alive (or of
-  another machine: it cannot be checked from here);
+  another machine: it cannot be checked from here), with how far it has got
+  from OpenCompass's own logs (:func:`run_progress`: batches inferred, answers
+  saved, then the judge's bar);
 * ``failed`` -- a run folder without a results file: the status names the
   log to read (the infer log of a part without predictions, else the eval
   log, else the launch log) and the last error line in it;
