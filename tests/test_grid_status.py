@@ -257,6 +257,13 @@ def test_a_running_config_says_how_far_it_has_got(tmp_path, capsys):
         f"running     strong@tiny  (launched by pid {os.getpid()}; inferring: 4 of 8 batches, {saved} answers saved, "
         "~00:02 left)"
     )
+    assert main(["grid", "status", str(configs), "-w", str(work), "--json"]) == 1
+    (shown,) = json.loads(capsys.readouterr().out)
+    assert shown["progress"] == {
+        "stage": "inferring",
+        "bar": {"desc": "", "done": 4, "total": 8, "left": "00:02", "unit": "it"},
+        "saved": saved,
+    }
     shutil.rmtree(run_dir)
     running_config(work, "evaluating")
     assert main(["grid", "status", str(configs), "-w", str(work)]) == 1
