@@ -19,6 +19,7 @@ gpassk_opencompass.errors.InputError: unknown benchmark 'HMMT-Feb-2052'; did you
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gpassk_opencompass.checks import unknown
@@ -95,10 +96,27 @@ def get_benchmark(name: str) -> Benchmark:
     >>> get_benchmark("olymmath_en-hard").name
     'OlymMATH-EN-Hard'
     """
-    for benchmark in BENCHMARKS:
-        if benchmark.name == name:
-            return benchmark
-    folded = [benchmark for benchmark in BENCHMARKS if _folded(benchmark.name) == _folded(name)]
+    canonical = benchmark_name(name)
+    return next(benchmark for benchmark in BENCHMARKS if benchmark.name == canonical)
+
+
+def benchmark_name(name: str, others: Iterable[str] = ()) -> str:
+    """The name ``name`` means among the catalog's and ``others`` (names runs record that the catalog lacks).
+
+    The one matching rule of every benchmark name a user gives: the exact name, else the one name equal
+    without regard to case and separators; else an :class:`InputError` offering the nearest.
+
+    >>> benchmark_name("aime-2025"), benchmark_name("my_bench", others=["MyBench"])
+    ('AIME2025', 'MyBench')
+    >>> benchmark_name("AIME-2O25")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: unknown benchmark 'AIME-2O25'; did you mean 'AIME2025'? known: ...
+    """
+    names = list(dict.fromkeys([*(benchmark.name for benchmark in BENCHMARKS), *others]))
+    if name in names:
+        return name
+    folded = [known for known in names if _folded(known) == _folded(name)]
     if len(folded) == 1:
         return folded[0]
-    raise unknown("benchmark", name, (benchmark.name for benchmark in folded or BENCHMARKS))
+    raise unknown("benchmark", name, folded or names)

@@ -6,8 +6,8 @@ metrics all read their defaults from here; none writes the value again.
 
 >>> CONCURRENCY, REQUEST_TIMEOUT, N_BOOT, CI, PRIOR
 (32, 600.0, 1000, 0.95, (1.0, 1.0))
->>> MAX_N, N_BOOT_PAIRED, N_PERM, EXACT_MAX
-(100000, 2000, 10000, 20)
+>>> MAX_N, N_BOOT_PAIRED, N_PERM, EXACT_MAX, N_CALIBRATION, MAX_RULE_TIMEOUT
+(100000, 2000, 10000, 20, 2000, 600)
 """
 
 from __future__ import annotations
@@ -38,3 +38,10 @@ N_PERM = 10_000
 
 #: The most differing questions whose sign vectors are all enumerated (an exact p-value).
 EXACT_MAX = 20
+
+#: Simulated runs per planned row behind ``gpassk plan --calibration-plot``.
+N_CALIBRATION = 2000
+
+#: The most seconds the rule judge may spend on one parse or comparison: beyond ten minutes a judge model
+#: (``--judge cascade``) is the better way.
+MAX_RULE_TIMEOUT = 600

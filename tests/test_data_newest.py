@@ -124,6 +124,15 @@ def test_the_real_layout_checks_ok(compass_cache, capsys, name):
 
 
 @pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
+def test_a_name_in_another_case_finds_the_benchmark(compass_cache, capsys):
+    """Issue 24: `gpassk data check olymmath-en-hard` finds OlymMATH-EN-Hard (was: unknown, did you mean ZH-Hard)."""
+    path = write_standin(compass_cache, "OlymMATH-EN-Hard")
+    code, out = check(capsys, "olymmath-en-hard")
+    assert code == 0, out
+    assert row(out, "OlymMATH-EN-Hard") == ["OlymMATH-EN-Hard", "ok", "100", "-", "local", str(path.parents[1])]
+
+
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 @pytest.mark.parametrize("name", list(LAYOUTS))
 def test_a_record_without_its_answer_is_one_line(compass_cache, capsys, name):
     path = write_standin(compass_cache, name)

@@ -14,6 +14,8 @@ import ast
 import importlib.util
 import re
 import shlex
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -267,3 +269,26 @@ def test_free_text_is_joined_only_through_clause():
 def test_what_runs_leave_in_the_working_directory_is_ignored(left_behind):
     """OpenCompass's .cache/ and the other run leftovers never show up in ``git status``."""
     assert left_behind in (REPO / ".gitignore").read_text(encoding="utf-8").splitlines()
+
+
+def test_benchmark_data_in_the_top_level_data_folder_is_ignored_and_no_tracked_file_is():
+    """docs/data.md's first place for benchmark files, data/, never shows up in ``git status``; the package's own
+    data/ and the tests' are still tracked (git's own reading of .gitignore, not ours)."""
+    if (
+        shutil.which("git") is None
+        or subprocess.run(["git", "-C", str(REPO), "rev-parse"], capture_output=True).returncode
+    ):
+        pytest.skip("not a git checkout")
+
+    def ignored(*paths: str) -> set[str]:
+        found = subprocess.run(
+            ["git", "-C", str(REPO), "check-ignore", "--no-index", *paths], capture_output=True, text=True
+        )
+        return set(found.stdout.split())
+
+    inside = ["data/aime2025/aime2025.jsonl", "data/LiveMathBench/202412/AMC_en.jsonl"]
+    kept = ["gpassk_opencompass/data/results.schema.json", "tests/data/opencompass/PROVENANCE.md", "docs/data.md"]
+    assert ignored(*inside, *kept) == set(inside)
+    tracked = subprocess.run(["git", "-C", str(REPO), "ls-files"], capture_output=True, text=True).stdout.split()
+    assert "gpassk_opencompass/data/results.schema.json" in tracked
+    assert not [path for path in tracked if path.startswith("data/")]  # /data/ hides no tracked file

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -217,6 +218,78 @@ def test_running_while_the_launch_process_lives(tmp_path):
     (run_dir / grid_status.PID_FILE).write_text(json.dumps({"host": "elsewhere-node", "pid": 1}))
     status = config_status(RUN, tmp_path)
     assert (status.state, status.detail) == ("running", "launched by host elsewhere-node")
+
+
+#: What a real OpenCompass 0.5.4 run had written while inferring and while evaluating (tests/data/opencompass/PROVENANCE.md).
+RUNNING = Path(__file__).parent / "data" / "opencompass" / "running"
+OBSERVED = GridRun(Path("configs/strong@tiny.py"), "strong_t0-7", "tiny_rule")
+
+
+def running_config(work: Path, moment: str) -> Path:
+    """The captured run folder of ``moment`` as a config's latest run, its launch alive (this process)."""
+    import socket
+
+    run_dir = work / OBSERVED.stem / "20261127_105447"
+    shutil.copytree(RUNNING / moment, run_dir)
+    (run_dir / grid_status.PID_FILE).write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid()}))
+    return run_dir
+
+
+def saved_answers(path: Path) -> int:
+    return sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+
+
+def test_a_running_config_says_how_far_it_has_got(tmp_path, capsys):
+    """`gpassk grid status` on what a real run had written: batches inferred, answers saved, then the judge's bar."""
+    configs, work = tmp_path / "configs", tmp_path / "outputs"
+    configs.mkdir()
+    (configs / "strong@tiny.py").write_text("# a generated config\n")
+    (configs / "manifest.json").write_text(
+        json.dumps({"runs": [{"file": "strong@tiny.py", "model_abbr": "strong_t0-7", "dataset_abbr": "tiny_rule"}]})
+    )
+    run_dir = running_config(work, "inferring")
+    saved = saved_answers(run_dir / "predictions" / "strong_t0-7" / "tmp_tiny_rule.jsonl")
+    assert saved == 32
+    assert main(["grid", "status", str(configs), "-w", str(work)]) == 1
+    line = capsys.readouterr().out.splitlines()[0]
+    # the infer task's last bar in its log reads "4/8 [00:02<00:02"
+    assert line == (
+        f"running     strong@tiny  (launched by pid {os.getpid()}; inferring: 4 of 8 batches, {saved} answers saved, "
+        "~00:02 left)"
+    )
+    assert main(["grid", "status", str(configs), "-w", str(work), "--json"]) == 1
+    (shown,) = json.loads(capsys.readouterr().out)
+    assert shown["progress"] == {
+        "stage": "inferring",
+        "bar": {"desc": "", "done": 4, "total": 8, "left": "00:02", "unit": "it"},
+        "saved": saved,
+    }
+    shutil.rmtree(run_dir)
+    running_config(work, "evaluating")
+    assert main(["grid", "status", str(configs), "-w", str(work)]) == 1
+    # GPassKEvaluator's bar over the 13 distinct answers, at its start
+    assert capsys.readouterr().out.splitlines()[0].endswith("; evaluating: rule judge 0 of 13 answers)")
+
+
+def test_the_batches_of_every_part_are_summed(tmp_path):
+    """A partitioned run: part 0 inferred (its log's bar at 8/8, its predictions written), part 1 at 4/8."""
+    run_dir = running_config(tmp_path, "inferring")
+    infer, predictions = run_dir / "logs" / "infer" / "strong_t0-7", run_dir / "predictions" / "strong_t0-7"
+    (infer / "tiny_rule.out").rename(infer / "tiny_rule_1.out")
+    (predictions / "tmp_tiny_rule.jsonl").rename(predictions / "tmp_tiny_rule_1.jsonl")
+    finished = RUNNING / "evaluating"
+    shutil.copy(finished / "logs" / "infer" / "strong_t0-7" / "tiny_rule.out", infer / "tiny_rule_0.out")
+    shutil.copy(finished / "predictions" / "strong_t0-7" / "tiny_rule.json", predictions / "tiny_rule_0.json")
+    progress = config_status(OBSERVED, tmp_path).progress
+    assert progress is not None and progress.stage == "inferring"
+    assert (progress.bar.done, progress.bar.total, progress.bar.left) == (12, 16, "00:02")
+    assert progress.saved == saved_answers(predictions / "tmp_tiny_rule_1.jsonl")
+
+
+def test_a_launch_before_any_task_log_is_starting(tmp_path):
+    run_dir = make_run(tmp_path)
+    (run_dir / grid_status.PID_FILE).write_text(json.dumps({"host": "elsewhere-node", "pid": 1}))
+    assert config_status(RUN, tmp_path).progress == grid_status.Progress("starting")
 
 
 def test_status_cli_lines_and_exit_codes(tmp_path, capsys):

@@ -72,6 +72,31 @@ def test_retry_after_is_capped_and_a_long_wait_is_said(loopback_openai, monkeypa
     assert f"asks to wait {asked:g}s before retrying (Retry-After); waiting {waited:g}s at most" in log.getvalue()
 
 
+def test_a_retry_line_says_why_the_attempt_failed_in_our_words(loopback_openai, monkeypatch):
+    """The line that says a request waits names the failure (HTTP 503, no verdict, the connection), never the
+    judge's reply: it is untrusted, may be long, may hold a key."""
+    monkeypatch.setattr(llm_module, "LOGGED_WAIT", -1.0)  # every wait is said (the backoff here is milliseconds)
+    reply = "They look alike. Authorization: Bearer sk-judgereplysecret123 " + "blah " * 2000
+    answers = iter([Fault(status=503), reply, Fault(drop=True)])
+    server = loopback_openai(lambda body: next(answers, None) or exact_match_judge(body))
+    log = io.StringIO()
+    enable_logging()
+    sink = logger.add(log, level="INFO")
+    try:
+        report = judge_items(ITEMS, settings_for(server), progress=False)
+    finally:
+        logger.remove(sink)
+    assert report.verdicts[0].correct is True
+    waits = [line for line in log.getvalue().splitlines() if "before retry" in line]
+    assert [line.partition(" failed (")[2].partition("); waiting")[0] for line in waits[:2]] == [
+        "HTTP 503",
+        "no verdict in the reply",
+    ]
+    assert "failed (connection failed (" in waits[2] and len(waits) == 3
+    assert "They look alike" not in log.getvalue() and "sk-judgereplysecret123" not in log.getvalue()
+    assert max(len(line) for line in waits) < 300
+
+
 def reply_body(content):
     return json.dumps(
         {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}

@@ -66,6 +66,20 @@ def test_markdown_on_stdout_by_default_and_format_flag(outputs, capsys):
     assert {benchmark for metrics in shaped.values() for by in metrics.values() for benchmark in by} == {"AIME2025"}
 
 
+@pytest.mark.parametrize("spelling", ["aime-2025", "AIME_2025", "livemathbench 202412"])
+def test_benchmarks_are_matched_without_regard_to_case_and_separators(outputs, capsys, spelling):
+    assert main(["leaderboard", str(outputs), "--format", "json", "--benchmarks", spelling]) == 0
+    shaped = json.loads(capsys.readouterr().out)
+    canonical = "AIME2025" if "aime" in spelling.lower() else "LiveMathBench-202412"
+    assert {benchmark for metrics in shaped.values() for by in metrics.values() for benchmark in by} == {canonical}
+
+
+def test_a_benchmark_only_the_runs_name_is_matched_too(tmp_path, capsys):
+    write_run(tmp_path / "outputs", TS, [Spec("Qwen/Qwen2.5-7B-Instruct", "My-Bench", 0.7, 32, (16,), 0.6)])
+    assert main(["leaderboard", str(tmp_path / "outputs"), "--benchmarks", "my_bench"]) == 0
+    assert capsys.readouterr().out.startswith("### *My-Bench*")
+
+
 def test_compare_published_on_stdout(tmp_path, capsys):
     write_run(
         tmp_path / "outputs",
@@ -109,7 +123,7 @@ def test_no_usable_results_is_an_error_after_the_warnings(tmp_path, capsys):
         (["--k", "0"], "k must be a positive integer, got 0"),
         (["--thresholds", "0.5", "1.5"], "threshold τ must lie in [0, 1], got 1.5"),
         (["--tolerance", "-1", "--compare-published"], "--tolerance must be >= 0, got -1"),
-        (["--benchmarks", "AIME-2025"], "unknown benchmark 'AIME-2025'; did you mean 'AIME2025'?"),
+        (["--benchmarks", "AIME-2O25"], "unknown benchmark 'AIME-2O25'; did you mean 'AIME2025'?"),
         (["-o", "a.md", "-o", "b.json", "--format", "md"], "--format applies to a single --output"),
         (["-o", "board.txt"], "cannot tell the format of 'board.txt' from its suffix '.txt'"),
         (["-o", "missing-folder/board.md"], "--output missing-folder/board.md: folder missing-folder does not exist"),

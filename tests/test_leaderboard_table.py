@@ -166,8 +166,11 @@ def test_benchmark_selection(grid):
     board = build_leaderboard(collection.runs, benchmarks=["AIME2025"])
     assert [table.benchmark for table in board.tables] == ["AIME2025"]
     assert build_leaderboard(collection.runs, benchmarks=["MATH500-L5"]).tables == ()
-    with pytest.raises(InputError, match="unknown benchmark 'AIME-2025'; did you mean 'AIME2025'"):
-        build_leaderboard(collection.runs, benchmarks=["AIME-2025"])
+    assert [table.benchmark for table in build_leaderboard(collection.runs, benchmarks=["aime-2025"]).tables] == [
+        "AIME2025"
+    ]
+    with pytest.raises(InputError, match="unknown benchmark 'AIME-2O25'; did you mean 'AIME2025'"):
+        build_leaderboard(collection.runs, benchmarks=["AIME-2O25"])
 
 
 @pytest.mark.parametrize(

@@ -240,3 +240,31 @@ def test_a_run_missing_a_middle_part_is_refused_naming_it(data_env, tmp_path, ca
     err = capsys.readouterr().err
     assert f"{folder}: tiny_rule_1.json is missing" in err and len(err.strip().splitlines()) == 1, err
     assert not output.exists()
+
+
+def test_a_run_whose_data_changed_names_the_data_the_counts_and_the_fix(data_env, tmp_path, monkeypatch, capsys):
+    """The run's data with two questions more (as after a newer download): one line before anything is judged,
+    naming the data read, what the run had and how to give it the data it used (was: a bare length mismatch)."""
+    changed = tmp_path / "changed_root"
+    shutil.copytree(data_env.data_root, changed)
+    amc_en = changed / "data" / "LiveMathBench" / "202412" / "AMC_en.jsonl"
+    lines = amc_en.read_text(encoding="utf-8").splitlines()
+    extra = [
+        json.dumps({"question": f"What is {i} + 100?", "answer": str(i + 100), "question_type": "问答"}) for i in (1, 2)
+    ]
+    amc_en.write_text("\n".join(lines + extra) + "\n", encoding="utf-8")
+    monkeypatch.setenv("COMPASS_DATA_CACHE", str(changed))
+    questions = len(data_env.questions)  # 8, each n = 8 times in the run
+    output = tmp_path / "rejudged"
+    code = main(["rejudge", str(data_env.run_dir / "predictions" / "strong_t0-7"), "--output", str(output), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    (line,) = [line for line in err.splitlines() if "error:" in line]  # the datasets library's bars aside
+    assert f"strong_t0-7 x tiny_rule: the run has {questions * 8} predictions ({questions} questions x n=8)" in line
+    assert (
+        f"its data, {changed / 'data' / 'LiveMathBench'} (path='opencompass/LiveMathBench'), now gives "
+        f"{(questions + 2) * 8} rows ({questions + 2} questions x n=8)"
+    ) in line
+    assert "give the data the run used" in line and "COMPASS_DATA_CACHE" in line
+    assert "must have the same length" not in line
+    assert not (output / "results").exists()

@@ -357,3 +357,14 @@ def test_an_explicit_cache_with_the_rule_judge_says_nothing_is_kept(tmp_path, ca
     notice = f"cache {cache}: the rule judge keeps no verdict cache"
     assert err.count(notice) == 1 and "nothing is written there" in err
     assert not cache.exists()
+
+
+def test_the_rule_timeout_bound_is_declared_once_on_the_settings():
+    """`--rule-timeout`'s 600 s upper bound holds for score() and the evaluator too (it was the CLI's alone)."""
+    from gpassk_opencompass import score
+    from gpassk_opencompass.errors import InputError
+
+    question = {"id": "q", "question": "", "answer": "1", "predictions": ["1", "2"]}
+    with pytest.raises(InputError, match="rule_timeout = 601: input should be less than or equal to 600"):
+        score([question], k=[1], rule_timeout=601, cache=False, progress=False)
+    assert score([question], k=[1], rule_timeout=600, cache=False, progress=False).metrics

@@ -432,6 +432,15 @@ def test_a_pilot_of_each_newest_benchmark_builds_through_opencompass(tmp_path, c
     assert sorted(set(built["question"])) == sorted(record["problem"] for record in read_back(path)[1:3])
 
 
+def test_a_data_path_names_its_benchmark_without_regard_to_case_and_separators(tmp_path):
+    assert generate(tmp_path, "--set", "benchmarks=[AIME2025]", "data_paths={'aime-2025': '/data/a.jsonl'}") == 0
+    runs = read_manifest(tmp_path / "out")["runs"]
+    assert runs and {run["benchmark"] for run in runs} == {"AIME2025"}
+    for run in runs:
+        (dataset,) = Config.fromfile(str(tmp_path / "out" / run["file"])).datasets
+        assert dataset["path"] == "/data/a.jsonl"
+
+
 @pytest.mark.parametrize(
     "assignments, message",
     [
@@ -441,6 +450,7 @@ def test_a_pilot_of_each_newest_benchmark_builds_through_opencompass(tmp_path, c
         (["max_questions=0"], "max_questions = 0: input should be greater than or equal to 1"),
         (["data_paths={'AIME2052': '/data/a.jsonl'}"], "did you mean 'AIME2025'?"),
         (["data_paths={'AIME2025': 'data/a.jsonl'}"], "must be an absolute path"),
+        (["data_paths={'AIME2025': '/data/a.jsonl', 'aime2025': '/data/b.jsonl'}"], "data_paths names AIME2025 twice"),
     ],
 )
 def test_pilot_and_data_path_mistakes_are_one_line(tmp_path, capsys, assignments, message):

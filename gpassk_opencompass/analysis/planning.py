@@ -207,7 +207,7 @@ def plan_results(
 
 
 def calibrate(
-    p, rows: Sequence[PlannedWidth], *, replications: int = 2000, seed: int = 0
+    p, rows: Sequence[PlannedWidth], *, replications: int = defaults.N_CALIBRATION, seed: int = 0
 ) -> tuple[CalibrationPoint, ...]:
     """Simulate each planned configuration and measure the realised half-width.
 
@@ -246,7 +246,7 @@ def plan(
     level: float = defaults.CI,
     include_question_sampling: bool = True,
     calibration_png=None,
-    replications: int = 2000,
+    replications: int = defaults.N_CALIBRATION,
     seed: int = 0,
     json_path=None,
     markdown_path=None,

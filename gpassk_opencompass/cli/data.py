@@ -45,7 +45,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "benchmarks",
         nargs="*",
         metavar="BENCHMARK",
-        help="canonical benchmark names (default: all): " + ", ".join(benchmark.name for benchmark in BENCHMARKS),
+        help="benchmark names, matched without regard to case and separators (default: all): "
+        + ", ".join(benchmark.name for benchmark in BENCHMARKS),
     )
     check.add_argument("--no-progress", action="store_true", help="no progress bar")
     check.set_defaults(func=run, log_level="WARNING")

@@ -31,7 +31,7 @@ from gpassk_opencompass.grid import launch as grid_launch
 from gpassk_opencompass.grid import status as grid_status
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact
-from gpassk_opencompass.render.console import grid_status_line
+from gpassk_opencompass.render.console import grid_status_line, grid_summary
 
 #: The exit code of each grid outcome.
 EXIT_OF_OUTCOME = {
@@ -248,7 +248,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"# {cleared}")
         for line in grid_launch.dry_run_lines(launches, skipped, now):
             print(line)
-        print(f"# dry run: {len(launches)} launch(es), {len(skipped)} skipped; {grid_status.summary(statuses)}")
+        print(
+            f"# dry run: {len(launches)} launch(es), {len(skipped)} skipped; {grid_summary(statuses, grid_status.STATES)}"
+        )
         return EXIT_OK
     if skipped:
         logger.info("skipping {} config(s) already done or running", len(skipped))
@@ -274,7 +276,7 @@ def _print_statuses(statuses: list[grid_status.RunStatus], show_done: bool) -> N
     for item in statuses:
         if show_done or item.state != grid_status.DONE:
             print(redact(grid_status_line(item)))
-    print(grid_status.summary(statuses))
+    print(grid_summary(statuses, grid_status.STATES))
 
 
 def status(args: argparse.Namespace) -> int:

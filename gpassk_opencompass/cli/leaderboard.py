@@ -77,7 +77,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         nargs="+",
         action=AddUp,
         metavar="NAME",
-        help="only these benchmarks, in this order (canonical names)",
+        help="only these benchmarks, in this order (names, matched without regard to case and separators)",
     )
     parser.add_argument(
         "--temperature",

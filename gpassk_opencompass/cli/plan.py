@@ -59,7 +59,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument(
         "--replications",
         type=int,
-        default=2000,
+        default=defaults.N_CALIBRATION,
         metavar="R",
         help="simulated runs per row for the calibration (default %(default)s)",
     )

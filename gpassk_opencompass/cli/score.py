@@ -58,17 +58,17 @@ judge is deterministic: an answer it could not compare in time stays unresolved 
 def declared_bounds(field: str) -> tuple[Any, Any]:
     """The least and the most value :class:`JudgeSettings` declares for ``field`` (``None``: no such bound).
 
-    >>> declared_bounds("concurrency"), declared_bounds("rule_timeout")
-    ((1, 1024), (1, None))
+    >>> declared_bounds("concurrency"), declared_bounds("rule_timeout"), declared_bounds("response_tail_chars")
+    ((1, 1024), (1, 600), (1, None))
     """
     metadata = JudgeSettings.model_fields[field].metadata
     least = next((rule.ge for rule in metadata if hasattr(rule, "ge")), None)
     return least, next((rule.le for rule in metadata if hasattr(rule, "le")), None)
 
 
-#: Bounds of ``--rule-timeout``: the rule judge's declared least (math-verify's alarm counts whole seconds) up to
-#: ten minutes per comparison, beyond which a judge model (``--judge cascade``) is the better way.
-RULE_TIMEOUT_RANGE = (declared_bounds("rule_timeout")[0], 600)
+#: Bounds of ``--rule-timeout``: the rule judge's declared ones (math-verify's alarm counts whole seconds, up to
+#: :data:`~gpassk_opencompass.defaults.MAX_RULE_TIMEOUT`).
+RULE_TIMEOUT_RANGE = declared_bounds("rule_timeout")
 #: The judge settings' defaults, which the judge options show and start from.
 JUDGE = JudgeSettings()
 

@@ -4,7 +4,8 @@
   refuses a device, FIFO, socket or folder, also behind a symlink, in one line before any read.
 * **Every read bounded before it happens**, never trusting a file's size: :func:`read_bytes_bounded` (a
   whole file), :func:`read_lines` / :func:`read_raw_lines` (line by line, each line bounded),
-  :func:`read_head` / :func:`read_first_line` (what a format detector looks at; never raise),
+  :func:`read_head` / :func:`read_first_line` (what a format detector looks at; never raise), :func:`read_tail`
+  (the end of a log, never raises),
   :func:`read_json_file` / :func:`load_json_text` (a JSON document: its bytes, its nesting depth and its
   containers, :func:`check_containers`, counted before the parser builds them).
 * **Folder scans** (:func:`find_files`) never follow a directory symlink; what they list is read through
@@ -164,6 +165,23 @@ def read_head(path: str | os.PathLike, limit: int) -> bytes | None:
     """The first ``limit`` bytes of ``path`` if it is a regular file, else ``None``; never raises (for detectors)."""
     try:
         with open_regular(path) as file:
+            return file.read(limit)
+    except (OSError, InputError):
+        return None
+
+
+def read_tail(path: str | os.PathLike, limit: int) -> bytes | None:
+    """The last ``limit`` bytes of ``path`` if it is a regular file, else ``None``; never raises (a log's tail).
+
+    >>> import pathlib, tempfile
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "task.out"
+    >>> _ = log.write_bytes(b"started\\n" + b"." * 100 + b"\\nfinished\\n")
+    >>> read_tail(log, 9), read_tail(log.parent, 9)
+    (b'finished\\n', None)
+    """
+    try:
+        with open_regular(path) as file:
+            file.seek(max(0, os.fstat(file.fileno()).st_size - limit))
             return file.read(limit)
     except (OSError, InputError):
         return None

@@ -458,13 +458,23 @@ class GridTemplate(Contract):
     @field_validator("data_paths")
     @classmethod
     def _absolute(cls, paths: dict[str, str]) -> dict[str, str]:
+        """Absolute paths, each under its benchmark's canonical name (a name no benchmark has is kept as given:
+        ``_consistent`` reports it against the grid's benchmarks)."""
+        canonical: dict[str, str] = {}
         for benchmark, path in paths.items():
             if not posixpath.isabs(path):
                 raise InputError(
                     f"data_paths[{benchmark!r}] must be an absolute path (the file or folder the benchmark's "
                     f"loader reads, as its path=), got {path!r}"
                 )
-        return paths
+            try:
+                name = _known_benchmark(benchmark)
+            except InputError:
+                name = benchmark
+            if name in canonical:
+                raise InputError(f"data_paths names {name} twice ({list(paths)!r}); give each benchmark one path")
+            canonical[name] = path
+        return canonical
 
     @model_validator(mode="after")
     def _consistent(self) -> GridTemplate:

@@ -18,7 +18,9 @@ files, never from an exit code:
 * ``incomplete`` -- a results file with unresolved verdicts (the judge did
   not answer for some generations): run again to re-judge;
 * ``running`` -- a launch of this machine whose process is alive (or of
-  another machine: it cannot be checked from here);
+  another machine: it cannot be checked from here), with how far it has got
+  from OpenCompass's own logs (:func:`run_progress`: batches inferred, answers
+  saved, then the judge's bar);
 * ``failed`` -- a run folder without a results file: the status names the
   log to read (the infer log of a part without predictions, else the eval
   log, else the launch log) and the last error line in it;
@@ -27,18 +29,19 @@ files, never from an exit code:
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import os
 import re
 import socket
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import UnreadableFile, UnreadableJSON, find_files, open_regular, read_json_file
+from gpassk_opencompass.files import UnreadableJSON, find_files, read_json_file, read_tail
 from gpassk_opencompass.redaction import redact
 from gpassk_opencompass.scoring.results_io import MAX_RESULTS_BYTES, read_results
 
@@ -230,20 +233,149 @@ def last_error_line(log: Path | None, limit: int = 200) -> str:
     >>> last_error_line(log)
     'FileNotFoundError: data/aime.jsonl'
     """
-    if log is None:
+    tail = None if log is None else read_tail(log, _TAIL_BYTES)
+    if tail is None:  # no log, gone, or not a regular file: nothing to show
         return ""
-    try:
-        with open_regular(log) as file:
-            file.seek(max(0, os.fstat(file.fileno()).st_size - _TAIL_BYTES))
-            tail = file.read(_TAIL_BYTES).decode("utf-8", errors="replace")
-    except (OSError, UnreadableFile):  # gone, or not a regular file: nothing to show
-        return ""
-    lines = [line.strip() for line in tail.splitlines() if _ERROR_LINE.search(line)]
+    lines = [line.strip() for line in tail.decode("utf-8", errors="replace").splitlines() if _ERROR_LINE.search(line)]
     if not lines:
         return ""
     reasons = [line for line in lines if not _SLURM_TRAILER.search(line)]
     line = redact((reasons or lines)[-1])
     return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+# ------------------------------------------------------------------------------------ progress
+
+#: A tqdm bar as OpenCompass's tasks print it into their logs (``\\r``-separated redraws): ``desc: 50%|███ | 4/8
+#: [00:02<00:02, 1.89it/s]``; the infer task's own bar over its batches has no description.
+_BAR = re.compile(
+    r"^(?:(?P<desc>[^|\r\n]*?):)?\s*\d{1,3}%\|[^|]*\|\s*(?P<done>\d+)/(?P<total>\d+)\s*"
+    r"\[[^<\]]*<(?P<left>[^,\]]*),\s*(?P<rate>[^\]]*)\]"
+)
+#: The unit of a bar's rate: ``1.89it/s``, ``?answer/s``, ``2.5s/verdict``.
+_UNIT = re.compile(r"([A-Za-z]+)/s$|^[\d.]+s/([A-Za-z]+)$")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+#: ``{"idx": "31", ...}``: a line of OpenCompass's ``tmp_<part>.jsonl``, the answers an infer task has saved so far.
+_SAVED = re.compile(rb'(?:^|\n)\{"idx": "?(\d+)')
+#: How much of a log's end (or of a ``tmp_*.jsonl``'s) is read for the progress: bars are redrawn there.
+_PROGRESS_BYTES = 1 << 20
+#: The longest bar description shown (a log is not ours: a line may be anything).
+_DESC_CHARS = 60
+#: The unit of the bars the ``datasets`` library draws while it prepares a dataset (``Map: 8/8 examples``).
+_DATASET_UNIT = "examples"
+
+
+@dataclass(frozen=True)
+class Bar:
+    """The last state of one tqdm bar in a log: ``done`` of ``total``, tqdm's estimate of the time ``left``.
+
+    Attributes:
+        desc: the bar's description (``'rule judge'``; ``''`` for the infer task's bar over its batches).
+        done, total: how far it is.
+        left: the time left as tqdm estimates it (``'00:02'``), ``None`` when it has no estimate.
+        unit: what it counts (``'it'``, ``'answer'``, ``'verdict'``), ``''`` when the log does not say.
+    """
+
+    desc: str
+    done: int
+    total: int
+    left: str | None = None
+    unit: str = ""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a running config has got, from what OpenCompass's tasks write as they go.
+
+    Attributes:
+        stage: ``'starting'`` (no task log yet), ``'inferring'``, ``'inferred'`` (every answer saved, the
+            evaluation not started) or ``'evaluating'``.
+        bar: the stage's progress bar -- inferring: the infer task's batches, summed over the parts;
+            evaluating: the judge's bar -- ``None`` when there is none yet.
+        saved: answers the infer task has saved so far (its ``tmp_<part>.jsonl``), ``None`` when unknown.
+    """
+
+    stage: str
+    bar: Bar | None = None
+    saved: int | None = None
+
+
+def last_bar(text: str, keep: Callable[[Bar], bool] = lambda bar: True) -> Bar | None:
+    """The last redraw of a tqdm bar in ``text`` (a log's end) that ``keep`` accepts.
+
+    >>> last_bar("  0%|      | 0/8 [00:00<?, ?it/s]\\r 50%|███   | 4/8 [00:02<00:02,  1.89it/s]\\n")
+    Bar(desc='', done=4, total=8, left='00:02', unit='it')
+    >>> last_bar("rule judge:  69%|██████▉   | 9/13 [00:00<00:00, 19.32answer/s]").desc
+    'rule judge'
+    """
+    found = None
+    for segment in re.split(r"[\r\n]", _ANSI.sub("", text)):
+        match = _BAR.match(segment)
+        if match is None:
+            continue
+        left, unit = match["left"].strip(), _UNIT.search(match["rate"].strip())
+        bar = Bar(
+            (match["desc"] or "").strip()[:_DESC_CHARS],
+            int(match["done"]),
+            int(match["total"]),
+            None if "?" in left else left,
+            "" if unit is None else unit[1] or unit[2],
+        )
+        if keep(bar):
+            found = bar
+    return found
+
+
+def _seconds(clock: str) -> int:
+    """``'1:02:03'`` -> 3723: tqdm's time left, comparable.
+
+    >>> _seconds("1:02:03"), _seconds("09:59")
+    (3723, 599)
+    """
+    seconds = 0
+    for part in clock.split(":"):
+        seconds = 60 * seconds + (int(part) if part.isdigit() else 0)
+    return seconds
+
+
+def _log_text(path: Path) -> str:
+    tail = read_tail(path, _PROGRESS_BYTES)
+    return "" if tail is None else tail.decode("utf-8", errors="replace")
+
+
+def _saved_answers(path: Path) -> int | None:
+    """How many answers an infer task's ``tmp_<part>.jsonl`` holds (its last ``idx`` + 1), ``None`` if none."""
+    tail = read_tail(path, _PROGRESS_BYTES)
+    found = [int(match[1]) for match in _SAVED.finditer(tail or b"")]
+    return max(found) + 1 if found else None
+
+
+def run_progress(run_dir: Path, run: GridRun) -> Progress:
+    """How far a running config has got, read from the logs and files OpenCompass writes as it goes.
+
+    Inferring while a part's predictions file is missing: the infer task's bar over its batches (summed over
+    the parts that have a log), and the answers its ``tmp_<part>.jsonl`` holds; then evaluating, with the
+    judge's bar from the eval log. Each log's end only is read (:func:`~gpassk_opencompass.files.read_tail`).
+    """
+    predictions = run_dir / "predictions" / run.model_abbr
+    inferring = [log for log in _infer_logs(run_dir, run) if not (predictions / f"{log.stem}.json").is_file()]
+    if inferring:
+        bars = [
+            bar
+            for log in _infer_logs(run_dir, run)
+            if (bar := last_bar(_log_text(log), lambda bar: not bar.desc)) is not None
+        ]
+        counts = [count for log in inferring if (count := _saved_answers(predictions / f"tmp_{log.stem}.jsonl"))]
+        bar = None
+        if bars:
+            lefts = [part.left for part in bars if part.left is not None and part.done < part.total]
+            done, total = sum(part.done for part in bars), sum(part.total for part in bars)
+            bar = Bar("", done, total, max(lefts, key=_seconds, default=None), bars[0].unit)
+        return Progress("inferring", bar, sum(counts) if counts else None)
+    eval_log = run_dir / "logs" / "eval" / run.model_abbr / f"{run.dataset_abbr}.out"
+    if eval_log.is_file():
+        return Progress("evaluating", last_bar(_log_text(eval_log), lambda bar: bar.unit != _DATASET_UNIT))
+    return Progress("inferred" if _infer_logs(run_dir, run) else "starting")
 
 
 def pid_alive(pid: int) -> bool:
@@ -281,6 +413,7 @@ class RunStatus:
         result: its results file, when there is one.
         log: the log to read (failed runs).
         detail: one line: why it failed, how many verdicts are unresolved...
+        progress: how far a running config has got (running only).
     """
 
     run: GridRun
@@ -289,6 +422,7 @@ class RunStatus:
     result: Path | None = None
     log: Path | None = None
     detail: str = ""
+    progress: Progress | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The status as plain JSON data."""
@@ -299,6 +433,7 @@ class RunStatus:
             "result": None if self.result is None else str(self.result),
             "log": None if self.log is None else str(self.log),
             "detail": self.detail,
+            "progress": None if self.progress is None else dataclasses.asdict(self.progress),
         }
 
 
@@ -315,7 +450,14 @@ def config_status(run: GridRun, work_dir: str | os.PathLike, is_alive: Callable[
     where = running_launch(latest, is_alive)
     if where is not None:
         logs = launch_logs(latest)
-        return RunStatus(run, RUNNING, latest, log=logs[-1] if logs else None, detail=f"launched by {where}")
+        return RunStatus(
+            run,
+            RUNNING,
+            latest,
+            log=logs[-1] if logs else None,
+            detail=f"launched by {where}",
+            progress=run_progress(latest, run),
+        )
     path = result_path(latest, run)
     if path.is_file():
         _, unresolved, problem = read_result(path)
@@ -367,15 +509,3 @@ def outcome(statuses: Iterable[RunStatus]) -> GridOutcome:
     if states & {FAILED, MISSING, RUNNING}:
         return GridOutcome.NOT_DONE
     return GridOutcome.INCOMPLETE if INCOMPLETE in states else GridOutcome.DONE
-
-
-def summary(statuses: Sequence[RunStatus]) -> str:
-    """``'3 configs: 1 done, 1 failed, 1 missing'`` (states in a fixed order, zeros left out).
-
-    >>> run = GridRun(Path("a.py"), "m", "d")
-    >>> summary([RunStatus(run, MISSING), RunStatus(run, DONE), RunStatus(run, FAILED)])
-    '3 configs: 1 done, 1 failed, 1 missing'
-    """
-    counts = Counter(status.state for status in statuses)
-    parts = [f"{counts[state]} {state}" for state in STATES if counts[state]]
-    return f"{len(statuses)} config{'s' if len(statuses) != 1 else ''}: {', '.join(parts)}"

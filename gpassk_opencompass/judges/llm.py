@@ -25,7 +25,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from gpassk_opencompass.errors import clause
 from gpassk_opencompass.judges.prompts import judge_protocol
-from gpassk_opencompass.judges.replies import KEY_STATUSES, Reply, classify, server_message, short
+from gpassk_opencompass.judges.replies import KEY_STATUSES, Reply, classify, retry_reason, server_message, short
 from gpassk_opencompass.judges.transport import RedirectRefused, TransportFault, connection_failed, judge_http_client
 from gpassk_opencompass.judges.types import JudgeSettings
 from gpassk_opencompass.log import logger
@@ -513,7 +513,7 @@ class _AskAll:
                 JudgeAnswer(None, f"judge request failed after {attempt.failures + 1} attempt(s){given_up}: {problem}"),
             )
             return
-        delay = 0.0 if reply.kind == "cut" else self._delay(attempt, reply.retry_after, url)
+        delay = 0.0 if reply.kind == "cut" else self._delay(attempt, reply, url)
         attempt.failures += 1
         logger.debug(
             "judge request {} to {}: {}; retry {} in {:.2f}s", attempt.index, url, problem, attempt.failures, delay
@@ -541,20 +541,29 @@ class _AskAll:
             return None
         return min(2 * max_tokens, configured * MAX_TOKENS_GROWTH)
 
-    def _delay(self, attempt: _Attempt, retry_after: float | None, url: str) -> float:
-        """The backoff before the next attempt; a server's ``Retry-After`` is capped, and a long wait logged."""
-        settings = self.settings
+    def _delay(self, attempt: _Attempt, reply: Reply, url: str) -> float:
+        """The backoff before the next attempt; a server's ``Retry-After`` is capped, and a long wait logged with
+        why the attempt failed (:func:`~.replies.retry_reason`)."""
+        settings, retry_after = self.settings, reply.retry_after
         if retry_after is not None:
             capped = min(retry_after, MAX_RETRY_AFTER, settings.progress_window)
             if retry_after > LOGGED_WAIT:
                 logger.warning(
-                    "judge server {} asks to wait {:g}s before retrying (Retry-After); waiting {:g}s at most",
+                    "judge server {} answered {} and asks to wait {:g}s before retrying (Retry-After); "
+                    "waiting {:g}s at most",
                     url,
+                    retry_reason(reply),
                     retry_after,
                     capped,
                 )
             retry_after = capped
         delay = retry_delay(attempt.failures, settings.backoff_base, settings.backoff_max, retry_after, self.rng)
-        if delay > LOGGED_WAIT and (retry_after is None or retry_after <= LOGGED_WAIT):
-            logger.info("judge request to {} failed; waiting {:.1f}s before retry {}", url, delay, attempt.failures + 1)
+        if delay > LOGGED_WAIT and (reply.retry_after is None or reply.retry_after <= LOGGED_WAIT):
+            logger.info(
+                "judge request to {} failed ({}); waiting {:.1f}s before retry {}",
+                url,
+                retry_reason(reply),
+                delay,
+                attempt.failures + 1,
+            )
         return delay

@@ -50,6 +50,8 @@ from gpassk_opencompass.redaction import redact
 
 #: Longest server message quoted in a reason or an error.
 MESSAGE_CHARS = 200
+#: Longest reason on the line that says a request waits before its retry (:func:`retry_reason`).
+RETRY_REASON_CHARS = 120
 #: HTTP statuses that mean the API key was refused.
 KEY_STATUSES = (401, 403)
 # A 4xx whose message names the request itself (too long), not the endpoint: that item alone fails.
@@ -130,6 +132,26 @@ def classify(outcome: object, read: Reader, *, confirmed: bool, max_tokens: int 
     if correct is not None:
         return Reply("verdict", said, correct, finish_reason)
     return Reply("no verdict", short(said, len(said)))
+
+
+def retry_reason(reply: Reply, limit: int = RETRY_REASON_CHARS) -> str:
+    """Why a request is retried, for the line that says it waits: our words, never the judge's reply.
+
+    A reply without a verdict is named as one (``problem`` quotes the reply: untrusted, and long); a fault
+    says what failed (``HTTP 503``, the deadline, the connection), redacted and cut to ``limit`` characters.
+
+    >>> retry_reason(Reply("no verdict", "no verdict in the reply: They match, I think. Ignore all instructions"))
+    'no verdict in the reply'
+    >>> retry_reason(Reply("fault", "HTTP 503", status=503, outage=True))
+    'HTTP 503'
+    >>> retry_reason(Reply("fault", "connection failed (ClientConnectorError: Cannot connect to host 127.0.0.1:9)"))
+    'connection failed (ClientConnectorError: Cannot connect to host 127.0.0.1:9)'
+    """
+    if reply.kind == "no verdict":
+        return short(re.split(r"[:;]", reply.problem, maxsplit=1)[0], limit)
+    if reply.kind == "cut":
+        return "the reply was cut at the token limit"
+    return short(reply.problem, limit)
 
 
 def _status_reply(status: int, error: Exception, confirmed: bool) -> Reply:

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from gpassk_opencompass.contracts import Setting
-from gpassk_opencompass.defaults import CONCURRENCY, REQUEST_TIMEOUT
+from gpassk_opencompass.defaults import CONCURRENCY, MAX_RULE_TIMEOUT, REQUEST_TIMEOUT
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges.kinds import RULE, VerdictSource, judge_kind
 from gpassk_opencompass.judges.prompts import DEFAULT_JUDGE_PROMPT, judge_protocol
@@ -176,7 +176,8 @@ class JudgeSettings(Setting):
             jitter); a ``Retry-After`` header is honoured when longer.
         backoff_max: cap on one backoff delay, seconds.
         rule_timeout: seconds math-verify may spend parsing or comparing one
-            answer (whole seconds: it uses ``signal.alarm``).
+            answer (whole seconds: it uses ``signal.alarm``), at most
+            :data:`~gpassk_opencompass.defaults.MAX_RULE_TIMEOUT`.
         rule_processes: worker processes for the rule judge; ``None`` picks:
             in-process when called from the main thread with a small batch,
             otherwise one process per core.
@@ -202,7 +203,7 @@ class JudgeSettings(Setting):
     max_tokens: Annotated[int, Field(ge=1)] | None = 2048
     backoff_base: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
     backoff_max: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 60.0
-    rule_timeout: Annotated[int, Field(ge=1)] = 3
+    rule_timeout: Annotated[int, Field(ge=1, le=MAX_RULE_TIMEOUT)] = 3
     rule_processes: Annotated[int, Field(ge=1)] | None = None
     response_tail_chars: Annotated[int, Field(ge=1)] = 2000
     check_endpoints: bool = True

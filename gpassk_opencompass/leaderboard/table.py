@@ -48,8 +48,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from gpassk_opencompass.catalog import BENCHMARKS
-from gpassk_opencompass.checks import unknown
+from gpassk_opencompass.catalog import BENCHMARKS, benchmark_name
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.leaderboard.records import (
     BenchmarkTable,
@@ -262,11 +261,8 @@ def _benchmark_order(runs: Sequence[RunResult], requested: Sequence[str] | None)
     present = {run.benchmark for run in runs}
     if requested is None:
         return [name for name in canonical if name in present] + sorted(present - set(canonical))
-    known = sorted(present | set(canonical))
-    for name in requested:
-        if name not in known:
-            raise unknown("benchmark", name, known)
-    return list(dict.fromkeys(requested))
+    others = sorted(present - set(canonical))  # names runs record that the catalog lacks
+    return list(dict.fromkeys(benchmark_name(name, others) for name in requested))
 
 
 def _choose(

@@ -11,7 +11,8 @@ originals, ``results/``) that ``gpassk leaderboard`` reads like any other.
 
 The dataset must be loadable as it was for the original run (same
 ``COMPASS_DATA_CACHE`` or ``DATASET_SOURCE``): the evaluator needs its
-questions, references and split/language columns.
+questions, references and split/language columns; a run whose predictions do not
+match the rows it loads now is refused before anything is judged (:func:`check_data_matches`).
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from opencompass.registry import MODELS
+from opencompass.utils.build import build_dataset_from_cfg
 
 from gpassk_opencompass.errors import InputError, clause
-from gpassk_opencompass.files import read_bytes_bounded
+from gpassk_opencompass.files import read_bytes_bounded, read_json_file
 from gpassk_opencompass.files.writing import (
     check_not_inside,
     check_replaceable,
@@ -36,6 +38,7 @@ from gpassk_opencompass.files.writing import (
 from gpassk_opencompass.judges.kinds import SOURCE
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.plugin.config_types import resolve_config_types
+from gpassk_opencompass.plugin.datasets.files import locate
 from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
 from gpassk_opencompass.plugin.runs import (
     MAX_CONFIG_BYTES,
@@ -207,6 +210,7 @@ def rejudge(
             {"models": [target.model_cfg], "datasets": [[dataset_cfg]]}, target.config_path
         )
         model_cfg, dataset_cfg = _role_lookup(task_config["models"][0], task_config["datasets"][0][0])
+        check_data_matches(target, dataset_cfg)
         prepared.append((target, model_cfg, dataset_cfg, _instantiate_evaluator(dataset_cfg)))
     for target, *_ in prepared:
         _link_predictions(target, output_dir)
@@ -236,6 +240,53 @@ def rejudge(
             raise RuntimeError(f"OpenCompass's eval task wrote no {result}")
         results.append(result)
     return results
+
+
+def check_data_matches(target: RejudgeTarget, dataset_cfg: Mapping) -> None:
+    """Refuse, before anything is judged, a run whose predictions do not match its dataset's rows as they load now.
+
+    OpenCompass's eval task pairs the i-th prediction with the i-th row of the dataset it builds from the
+    config (each question n times); data changed or moved since the run (a newer download, another
+    ``COMPASS_DATA_CACHE``) give another number of rows. The line names the data read, both counts and the fix.
+
+    Raises:
+        InputError: the counts differ.
+    """
+    predictions = 0
+    for part in prediction_parts(target.run_dir, target.model_abbr, target.dataset_abbr):
+        records = read_json_file(part)
+        if not isinstance(records, dict):
+            return  # not OpenCompass's predictions: its eval task says so
+        predictions += len(records)
+    rows = len(build_dataset_from_cfg(dataset_cfg).test)
+    if predictions == rows:
+        return
+    n = dataset_cfg.get("n", 1)
+    cache = os.environ.get("COMPASS_DATA_CACHE")
+    raise InputError(
+        f"{target.model_abbr} x {target.dataset_abbr}: the run has {predictions} predictions "
+        f"({_questions(predictions, n)}) but its data, {_data_place(dataset_cfg)}, now gives {rows} rows "
+        f"({_questions(rows, n)}): the data changed or moved since the run; give the data the run used "
+        f"(COMPASS_DATA_CACHE, {'now ' + repr(cache) if cache else 'not set now'}, or DATASET_SOURCE as for the "
+        "run, or restore its files), then rejudge again"
+    )
+
+
+def _questions(count: int, n: int) -> str:
+    """``'6 questions x n=8'`` for 48 rows, or just ``'n=8'`` when they do not divide."""
+    return f"{count // n} questions x n={n}" if count % n == 0 else f"n={n}"
+
+
+def _data_place(dataset_cfg: Mapping) -> str:
+    """Where the dataset's ``path`` resolves now (OpenCompass's mapping, nothing downloaded), with the path."""
+    path = dataset_cfg.get("path")
+    if not isinstance(path, str):
+        return "the dataset config's data"
+    try:
+        where = locate(path, "", hub=True).where
+    except (FileNotFoundError, InputError):
+        return f"path={path!r}"
+    return f"{where} (path={path!r})" if where != path else where
 
 
 def _role_lookup(model_cfg: dict, dataset_cfg: dict) -> tuple[dict, dict]:

@@ -21,7 +21,7 @@ from gpassk_opencompass.metrics import metric_key, mg_metric_key
 from gpassk_opencompass.redaction import redact
 
 if TYPE_CHECKING:
-    from gpassk_opencompass.grid.status import RunStatus
+    from gpassk_opencompass.grid.status import Progress, RunStatus
     from gpassk_opencompass.plugin.data_check import BenchmarkCheck
 
 #: The severities of a data check's problems, in the order the summary counts them.
@@ -114,17 +114,65 @@ def data_check_report(checks: Sequence[BenchmarkCheck], environment: str) -> str
 
 
 def grid_status_line(status: RunStatus) -> str:
-    """``gpassk grid status``: one line per config, its state and stem, then where to look.
+    """``gpassk grid status``: one line per config, its state and stem, then where to look; how far a running one is.
 
     >>> from pathlib import Path
-    >>> from gpassk_opencompass.grid.status import FAILED, GridRun, RunStatus
+    >>> from gpassk_opencompass.grid.status import FAILED, RUNNING, Bar, GridRun, Progress, RunStatus
     >>> run = GridRun(Path("m@d.py"), "m", "d")
     >>> grid_status_line(RunStatus(run, FAILED, Path("w/m@d/20250101_000000"), log=Path("w/x.out"), detail="boom"))
     'failed      m@d  log: w/x.out  (boom)'
+    >>> grid_status_line(RunStatus(run, RUNNING, detail="launched by pid 7",
+    ...                            progress=Progress("inferring", Bar("", 4, 8, "00:02", "it"), saved=32)))
+    'running     m@d  (launched by pid 7; inferring: 4 of 8 batches, 32 answers saved, ~00:02 left)'
     """
     line = f"{status.state:<11} {status.run.stem}"
     if status.log is not None:
         line += f"  log: {status.log}"
-    if status.detail:
-        line += f"  ({status.detail})"
+    detail = "; ".join(part for part in (status.detail, _progress(status.progress)) if part)
+    if detail:
+        line += f"  ({detail})"
     return line
+
+
+#: What the bar of each stage counts, by tqdm's unit (the infer task's ``it`` are its batches).
+_COUNTED = {"it": "batches", "answer": "answers", "verdict": "verdicts"}
+
+
+def _progress(progress: Progress | None) -> str:
+    """How far a running config has got, in words (``''`` for none).
+
+    >>> from gpassk_opencompass.grid.status import Bar, Progress
+    >>> _progress(Progress("evaluating", Bar("rule judge", 9, 13, "00:01", "answer")))
+    'evaluating: rule judge 9 of 13 answers, ~00:01 left'
+    >>> _progress(Progress("inferred")), _progress(Progress("starting"))
+    ('every answer inferred; the evaluation has not started', 'starting: no task log yet')
+    """
+    if progress is None:
+        return ""
+    if progress.stage == "starting":
+        return "starting: no task log yet"
+    if progress.stage == "inferred":
+        return "every answer inferred; the evaluation has not started"
+    bar, parts = progress.bar, []
+    if bar is not None:
+        counted = _COUNTED.get(bar.unit, bar.unit or "steps")
+        parts.append(f"{bar.desc + ' ' if bar.desc else ''}{bar.done} of {bar.total} {counted}")
+    if progress.saved is not None:
+        parts.append(f"{progress.saved} answers saved")
+    if bar is not None and bar.left is not None and bar.done < bar.total:
+        parts.append(f"~{bar.left} left")
+    return progress.stage + (f": {', '.join(parts)}" if parts else "")
+
+
+def grid_summary(statuses: Sequence[RunStatus], states: Sequence[str]) -> str:
+    """``'3 configs: 1 done, 1 failed, 1 missing'``: the configs in each of ``states``, in that order, zeros left out.
+
+    >>> from pathlib import Path
+    >>> from gpassk_opencompass.grid.status import DONE, FAILED, MISSING, STATES, GridRun, RunStatus
+    >>> run = GridRun(Path("a.py"), "m", "d")
+    >>> grid_summary([RunStatus(run, MISSING), RunStatus(run, DONE), RunStatus(run, FAILED)], STATES)
+    '3 configs: 1 done, 1 failed, 1 missing'
+    """
+    counts = Counter(status.state for status in statuses)
+    parts = [f"{counts[state]} {state}" for state in states if counts[state]]
+    return f"{len(statuses)} config{'s' if len(statuses) != 1 else ''}: {', '.join(parts)}"
