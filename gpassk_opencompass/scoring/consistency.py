@@ -129,7 +129,9 @@ def _cut_contradictions(record: ResultsFile) -> list[str]:
         return []
     problems = []
     if cut.cut + cut.no_answer > cut.generations:
-        problems.append(f"gpassk.cut: cut + no_answer = {cut.cut} + {cut.no_answer} > its {cut.generations} generations")
+        problems.append(
+            f"gpassk.cut: cut + no_answer = {cut.cut} + {cut.no_answer} > its {cut.generations} generations"
+        )
     expected = "finish_reason" if cut.recorded == cut.generations else "extraction" if cut.recorded == 0 else "mixed"
     if cut.recorded > cut.generations or cut.source != expected:
         problems.append(

@@ -171,15 +171,16 @@ class CompactDetails(Sequence[QuestionRecord]):
             return tuple(self[position] for position in range(len(self))[index])
         position = range(len(self))[index]  # IndexError as a tuple's
         start, stop = self.offsets[position], self.offsets[position + 1]
+        fields: dict[str, typing.Any] = {column: values[position] for column, values in self.labels.items()}
+        fields.update(self._ends_of(position))  # set only when counted, as a record read back
+        fields.update((field, data[32 * position : 32 * position + 32].hex()) for field, data in self.digests.items())
         return QuestionRecord(
             id=self.ids[position],
             c=int(self.c[position]),
             n=stop - start,
-            **{column: values[position] for column, values in self.labels.items()},
             unresolved=int(self.unresolved[position]),
-            **self._ends_of(position),
-            **{field: data[32 * position : 32 * position + 32].hex() for field, data in self.digests.items()},
             verdicts=tuple(self.verdicts[slot] for slot in self.slots[start:stop]),
+            **fields,
         )
 
     def __eq__(self, other: object) -> bool:
