@@ -38,3 +38,6 @@ N_PERM = 10_000
 
 #: The most differing questions whose sign vectors are all enumerated (an exact p-value).
 EXACT_MAX = 20
+
+#: A run whose share of generations cut at the output limit is above this gets a warning (leaderboard rows, page).
+CUT_WARNING_SHARE = 0.05
