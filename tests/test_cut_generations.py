@@ -99,7 +99,9 @@ def scored(request, tmp_path, capsys):
     )
     output = run_dir / "results" / "cut-model_t0-7" / "AIME2025_k2-4_n4.json"
     output.parent.mkdir(parents=True)
-    done = run_main(capsys, "score", str(source), "--k", "2", "4", "--judge", "rule", "--no-cache", "--output", str(output))
+    done = run_main(
+        capsys, "score", str(source), "--k", "2", "4", "--judge", "rule", "--no-cache", "--output", str(output)
+    )
     assert done.returncode == 0, done.stderr
     return request.param, output, done, tmp_path
 

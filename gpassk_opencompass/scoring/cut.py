@@ -46,6 +46,8 @@ End = Literal["answered", "cut", "no_answer"]
 Source = Literal["finish_reason", "extraction", "mixed"]
 
 _THINK_END = "</think>"
+_ENDS: tuple[End, ...] = ("answered", "answered", "cut", "no_answer")  # by code; 0 is "not read yet"
+_CODES = {"answered": 1, "cut": 2, "no_answer": 3}
 
 
 def generation_end(text: str, finish_reason: str | None) -> End:
@@ -55,12 +57,16 @@ def generation_end(text: str, finish_reason: str | None) -> End:
     """
     if finish_reason is not None and finish_reason.strip().lower() in CUT_REASONS:
         return "cut"
+    read = _read_end(text)
+    return "no_answer" if read == "cut" and finish_reason is not None else read
+
+
+def _read_end(text: str) -> End:
+    """How the text alone ends: its final answer found, or none and it stops mid-sentence (cut), or none."""
     found = extract(text)
     if found.answer is not None or found.overlong:
         return "answered"
-    if finish_reason is None and _stops_cut(text):
-        return "cut"
-    return "no_answer"
+    return "cut" if _stops_cut(text) else "no_answer"
 
 
 def _stops_cut(text: str) -> bool:
@@ -92,24 +98,43 @@ class Ends:
         return "extraction" if self.recorded == 0 else "mixed"
 
 
-def count_ends(questions: Sequence[Question]) -> Ends:
-    """Count every question's cut and unanswered generations (:func:`generation_end`); each distinct
-    (text, stop reason) of a question is looked at once."""
+def count_ends(questions: Sequence[Question], distinct: tuple[Sequence[str], Sequence[int]] | None = None) -> Ends:
+    """Count every question's cut and unanswered generations (:func:`generation_end`).
+
+    ``distinct``: the distinct texts and, per generation (questions in order), the index of its text, as the
+    flow's deduplication found them: each is then read once, as the judge reads it (without, each distinct
+    text of a question once).
+    """
+    texts, indices = distinct if distinct is not None else _per_question(questions)
+    read = bytearray(len(texts))  # per text, _CODES of how it ends (0: not read yet): a byte each
     cut = np.zeros(len(questions), dtype=np.int64)
     no_answer = np.zeros(len(questions), dtype=np.int64)
-    recorded = generations = 0
+    recorded = generation = 0
     for position, question in enumerate(questions):
-        seen: dict[tuple[str, str | None], End] = {}  # per question: identical replicas, not a table of all texts
-        reasons = question.finish_reasons or repeat(None)
-        for text, reason in zip(question.predictions, reasons):
-            key = (text, reason)
-            end = seen.get(key)
-            if end is None:
-                end = seen[key] = generation_end(text, reason)
-            recorded += reason is not None
-            generations += 1
-            if end == "cut":
+        for reason in question.finish_reasons or repeat(None, len(question.predictions)):
+            index = indices[generation]
+            generation += 1
+            if reason is not None:
+                recorded += 1
+                if reason.strip().lower() in CUT_REASONS:
+                    cut[position] += 1
+                    continue
+            if not read[index]:  # only the texts a generation without a cut record needs are read
+                read[index] = _CODES[_read_end(texts[index])]
+            end = _ENDS[read[index]]
+            if end == "cut" and reason is None:
                 cut[position] += 1
-            elif end == "no_answer":
+            elif end != "answered":
                 no_answer[position] += 1
-    return Ends(cut, no_answer, recorded, generations)
+    return Ends(cut, no_answer, recorded, generation)
+
+
+def _per_question(questions: Sequence[Question]) -> tuple[list[str], list[int]]:
+    """Each question's distinct texts, and per generation the index of its text among all of them."""
+    texts: list[str] = []
+    indices: list[int] = []
+    for question in questions:
+        first = {text: len(texts) + position for position, text in enumerate(dict.fromkeys(question.predictions))}
+        texts += first
+        indices += [first[text] for text in question.predictions]
+    return texts, indices

@@ -100,8 +100,8 @@ def scored_results(
     check_questions(questions, request)
     items, repeats, slots, offsets, identical = distinct_generations(questions)
     judged = judge.judge(items, progress=progress, repeats=repeats)
+    ends = count_ends(questions, ([item.response for item in items], slots))
     del items
-    ends = count_ends(questions)
     digests = bytearray(), bytearray()  # per question 32 bytes each: no list of a million digests
     for question in questions:
         digests[0].extend(texts_sha256(question.predictions))
