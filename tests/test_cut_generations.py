@@ -88,8 +88,12 @@ def test_counted_per_question_and_whether_the_tool_said_so():
 
 @pytest.fixture(params=[True, False], ids=["finish_reason", "extraction"])
 def scored(request, tmp_path, capsys):
+    return score_run(request.param, tmp_path, capsys)
+
+
+def score_run(recorded: bool, tmp_path: Path, capsys):
     """``gpassk score`` of the run, its output written where OpenCompass puts a run's results."""
-    source = write_jsonl(tmp_path / "gens.jsonl", rows(request.param))
+    source = write_jsonl(tmp_path / "gens.jsonl", rows(recorded))
     run_dir = tmp_path / "outputs" / TS
     write_config(
         run_dir,
@@ -103,7 +107,7 @@ def scored(request, tmp_path, capsys):
         capsys, "score", str(source), "--k", "2", "4", "--judge", "rule", "--no-cache", "--output", str(output)
     )
     assert done.returncode == 0, done.stderr
-    return request.param, output, done, tmp_path
+    return recorded, output, done, tmp_path
 
 
 def test_gpassk_score_records_and_prints_the_cut_generations(scored):
@@ -156,6 +160,27 @@ def test_the_leaderboard_shows_the_cut_share_and_warns(scored, capsys, monkeypat
     assert '<td class="cut warned" data-value="0.25" title="4 of 16 generations cut at the output limit' in page
     assert '">4 questions, n = 4, rule judge ‡</td>' in page
     assert f"<p>‡ {warning}</p>" in page
+    assert main(["leaderboard", "outputs", "--format", "json", "--ci"]) == 0  # the shape with room for them
+    document = json.loads(capsys.readouterr().out)
+    assert document["measured"] == [
+        {
+            "model": "cut-model",
+            "benchmark": "AIME2025",
+            "questions": 4,
+            "n": 4,
+            "judge": "rule",
+            "protocol": None,
+            "generations": 16,
+            "cut": 4,
+            "no_answer": 1,
+            "cut_share": 0.25,
+            "cut_source": "finish_reason" if recorded else "extraction",
+        }
+    ]
+    assert [entry["warning"] for entry in document["warnings"]] == [
+        warning,
+        composition + " (see 'Benchmark composition' in docs/generator.md)",
+    ]
 
 
 def test_the_console_and_the_leaderboard_read_a_schema_2_file_without_cut_counts(tmp_path, capsys):
@@ -190,10 +215,8 @@ def test_the_console_and_the_leaderboard_read_a_schema_2_file_without_cut_counts
         (lambda d: d["gpassk"]["cut"].update(recorded=3), "gpassk.cut: source 'finish_reason' but 3 of its 16"),
     ],
 )
-def test_impossible_cut_counts_are_not_believed(scored, edit, problem, capsys, monkeypatch):
-    recorded, output, _, folder = scored
-    if not recorded:
-        pytest.skip("one source is enough")
+def test_impossible_cut_counts_are_not_believed(edit, problem, tmp_path, capsys, monkeypatch):
+    _, output, _, folder = score_run(True, tmp_path, capsys)
     document = json.loads(output.read_text())
     edited = copy.deepcopy(document)
     edit(edited)
