@@ -120,3 +120,23 @@ def benchmark_name(name: str, others: Iterable[str] = ()) -> str:
     if len(folded) == 1:
         return folded[0]
     raise unknown("benchmark", name, folded or names)
+
+
+#: Where the differences between a benchmark's files and its published column are explained.
+COMPOSITION_NOTE = "see 'Benchmark composition' in docs/generator.md"
+
+
+def composition_warning(found: int, expected: int | None, what: str = "questions") -> str | None:
+    """The one sentence saying a run (or a data file) does not hold the questions of the published column,
+    ``None`` when it does or nothing is published: ``gpassk data check`` and the leaderboard both say it.
+
+    >>> composition_warning(5, get_benchmark("AIME2025").questions)
+    "5 questions, the published column has 15; results will not compare one to one (see 'Benchmark composition' in docs/generator.md)"
+    >>> composition_warning(15, 15), composition_warning(5, None)
+    (None, None)
+    """
+    if expected is None or found == expected:
+        return None
+    return (
+        f"{found} {what}, the published column has {expected}; results will not compare one to one ({COMPOSITION_NOTE})"
+    )

@@ -45,3 +45,6 @@ N_CALIBRATION = 2000
 #: The most seconds the rule judge may spend on one parse or comparison: beyond ten minutes a judge model
 #: (``--judge cascade``) is the better way.
 MAX_RULE_TIMEOUT = 600
+
+#: A run whose share of generations cut at the output limit is above this gets a warning (leaderboard rows, page).
+CUT_WARNING_SHARE = 0.05

@@ -88,11 +88,14 @@ class ScriptedModel:
     contain exactly ``correct[m]`` right answers, whatever order OpenCompass
     sends them in; a greedy request (its own temperature) is right iff
     ``correct[m] > 0``. Datasets sharing a model must differ in prompt.
+    With ``cut_wrong`` a wrong answer is a reply cut at the output limit
+    (it stops mid-sentence, before any answer) instead of a wrong number.
     """
 
-    def __init__(self, questions: list[TinyQuestion], n: int):
+    def __init__(self, questions: list[TinyQuestion], n: int, cut_wrong: bool = False):
         self.questions = questions
         self.n = n
+        self.cut_wrong = cut_wrong
         self._seen = defaultdict(int)
         self._lock = threading.Lock()
 
@@ -107,6 +110,8 @@ class ScriptedModel:
             index = self._seen[key]
             self._seen[key] += 1
         right = index % self.n < question.correct[model]
+        if self.cut_wrong and not right:
+            return f"Let me work through it (attempt {index}).\nFirst we add the two numbers and carry the"
         answer = question.answer if right else WRONG
         return f"Let me work through it (attempt {index}).\nThe final answer is $\\boxed{{{answer}}}$."
 

@@ -6,7 +6,10 @@ quickstart template; only ``model_url`` points at the loopback server), the data
 AIME2025``, ``gpassk grid run opencompass_configs -w outputs/`` (real ``opencompass``
 processes), then ``gpassk leaderboard outputs/ -o
 outputs/leaderboard.html`` and ``gpassk leaderboard outputs/``; the printed row must be the exact
-G-Pass@8 of the scripted answers (``tests/exact.py``), and what each step prints (stderr, then
+G-Pass@8 of the scripted answers (``tests/exact.py``), each row must say what it measured (4 questions,
+n = 8, the judge; the share of generations cut at the output limit: every wrong answer here is a reply cut
+mid-sentence, as most of the README's real run's were at ``max_out_len=256``, found by the extraction since
+OpenCompass keeps no finish_reason) with its warnings, and what each step prints (stderr, then
 stdout) must be what the README shows under ``<!-- walkthrough output: COMMAND -->``, up to the
 numbers, the model's name and the home folder (the README's run used SmolLM2 on 5 questions; the
 progress bar, drawn on a terminal only, is left out).
@@ -14,7 +17,9 @@ progress bar, drawn on a terminal only, is left out).
 
 from __future__ import annotations
 
+import csv
 import importlib.util
+import io
 import json
 import re
 from pathlib import Path
@@ -81,7 +86,7 @@ def test_laptop_walkthrough_ends_in_an_exact_leaderboard(tmp_path, monkeypatch, 
         for i, c in enumerate(CORRECT, start=1)
     ]
     write_aime2025(home / ".cache" / "opencompass", [(q.question, q.answer) for q in questions])
-    server = loopback_openai(ScriptedModel(questions, N), model_name=MODEL)
+    server = loopback_openai(ScriptedModel(questions, N, cut_wrong=True), model_name=MODEL)
 
     assert _save_configs("--set", f"model_url={server.url}") == 0
     assert capsys.readouterr().out == "wrote 2 configs + manifest.json to opencompass_configs\n"
@@ -116,3 +121,16 @@ def test_laptop_walkthrough_ends_in_an_exact_leaderboard(tmp_path, monkeypatch, 
     for tau in ("0.5", "0.75", "1.0"):
         assert abs(row[f"G-Pass@8-{tau}"]["AIME2025"] - exact_mean(CORRECT, N, 8, tau)) < 1e-9
     assert abs(row["mG-Pass@8"]["AIME2025"] - exact_mean(CORRECT, N, 8)) < 1e-9
+    assert main(["leaderboard", "outputs/", "--format", "csv"]) == 0
+    (record,) = csv.DictReader(io.StringIO(capsys.readouterr().out))
+    wrong = sum(N - c for c in CORRECT)  # every wrong answer was cut
+    assert (record["questions"], record["n"], record["generations"]) == (
+        str(len(CORRECT)),
+        str(N),
+        str(N * len(CORRECT)),
+    )
+    assert (record["cut"], record["no_answer"], record["cut_source"]) == (str(wrong), "0", "extraction")
+    assert record["judge"] and float(record["cut_share"]) == wrong / (N * len(CORRECT))
+    assert f"{MODEL} on AIME2025: {100 * wrong // (N * len(CORRECT))} % of generations cut" in record["warnings"]
+    assert "G-Pass@8_1.0 is bounded by it; raise max_out_len" in record["warnings"]
+    assert f"AIME2025: {len(CORRECT)} questions, the published column has 15" in record["warnings"]

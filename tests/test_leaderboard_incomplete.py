@@ -72,7 +72,9 @@ def test_a_complete_run_wins_over_a_newer_incomplete_one(complete_then_incomplet
     assert board.left_out_incomplete == ()
     assert [notice.message for notice in board.notices] == [
         f"model-7b on AIME2025 (sampled) ran more than once: using the complete run {older} over the newer "
-        f"incomplete {newer} (45 of 48 generations unresolved)"
+        f"incomplete {newer} (45 of 48 generations unresolved)",
+        "AIME2025: 3 questions, the published column has 15; results will not compare one to one (see 'Benchmark "
+        "composition' in docs/generator.md)",
     ]
 
 
@@ -92,7 +94,7 @@ def test_an_incomplete_run_alone_is_not_tabulated_and_the_command_exits_3(tmp_pa
     lines = captured.out.splitlines()
     assert any(line.startswith("| other-1b | - | ") for line in lines)
     model_line = next(line for line in lines if line.startswith("| model-7b |"))
-    assert model_line.endswith("| - | - | - | - |") and "\\*" not in captured.out
+    assert model_line.endswith("| - | - | - | - | - | 3 questions, n = 1, rule judge ‡ |") and "\\*" not in captured.out
 
 
 def test_only_incomplete_runs_exit_3_with_nothing_printed(tmp_path, capsys):

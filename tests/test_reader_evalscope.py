@@ -24,14 +24,18 @@ DATA = pathlib.Path(__file__).parent / "data" / "evalscope"
 WORK_DIR = DATA / "outputs"
 REVIEWS = WORK_DIR / "reviews" / "loopback-math" / "aime24_default.jsonl"
 REPORT = WORK_DIR / "reports" / "loopback-math" / "aime24.json"
+PREDICTIONS = WORK_DIR / "predictions" / "loopback-math" / "aime24_default.jsonl"
 
 
 def review_lines() -> list[dict]:
     return [json.loads(line) for line in REVIEWS.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def golden() -> list[dict]:
-    """The questions straight from EvalScope's review lines: grouped by group_id in order, repeats sorted."""
+def golden(with_stops: bool = True) -> list[dict]:
+    """The questions straight from EvalScope's review lines: grouped by group_id in order, repeats sorted; the stop
+    reasons from its predictions file, by index."""
+    predictions = [json.loads(line) for line in PREDICTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    stops = {line["index"]: line["model_output"]["choices"][0]["stop_reason"] for line in predictions}
     by_group: dict[int, list[dict]] = {}
     for line in review_lines():
         by_group.setdefault(line["sample_score"]["group_id"], []).append(line)
@@ -47,6 +51,7 @@ def golden() -> list[dict]:
                 "predictions": [line["messages"][-1]["content"] for line in lines],
                 "source_extracted": [score["extracted_prediction"] or None for score in scores],
                 "source_verdicts": [{1.0: True, 0.0: False}[score["value"]["acc"]] for score in scores],
+                **({"finish_reasons": [stops[line["index"]] for line in lines]} if with_stops else {}),
             }
         )
     return questions
@@ -95,11 +100,30 @@ def test_the_work_dir_and_its_folders_read_as_the_review_file(path):
     assert list(reader.read(path)) == golden()
 
 
+def test_the_stop_reasons_come_from_the_predictions_file_beside_the_reviews(tmp_path):
+    """A cut output (EvalScope records the server's finish_reason length as inspect's ``max_tokens``) is counted;
+    without the predictions file, or where its text is another generation's, there is no stop reason."""
+    run = tmp_path / "outputs"
+    shutil.copytree(WORK_DIR, run)
+    predictions = run / "predictions" / "loopback-math" / "aime24_default.jsonl"
+    lines = [json.loads(line) for line in predictions.read_text().splitlines()]
+    lines[5]["model_output"]["choices"][0]["stop_reason"] = "max_tokens"  # group 1, repeat 1
+    lines[6]["model_output"]["choices"][0]["message"]["content"] = "another run's text"
+    write_lines(predictions, lines)
+    questions = list(reader.read(run))
+    assert questions[1]["finish_reasons"] == ["stop", "max_tokens", None, "stop"]
+    assert reader.files(run) == [run / "reviews" / "loopback-math" / "aime24_default.jsonl", predictions]
+    predictions.unlink()
+    assert list(reader.read(run)) == golden(with_stops=False)
+
+
 def test_a_folder_of_timestamped_runs_with_one_run_reads_it(tmp_path):
     run = tmp_path / "20261123_183902" / "reviews" / "loopback-math"
     run.mkdir(parents=True)
     (run / REVIEWS.name).write_bytes(REVIEWS.read_bytes())
-    assert reader.detect(tmp_path) and list(reader.read(tmp_path)) == golden()
+    assert reader.detect(tmp_path) and list(reader.read(tmp_path)) == golden(
+        with_stops=False
+    )  # no predictions file copied
 
 
 def test_a_folder_with_several_review_files_lists_them(tmp_path):

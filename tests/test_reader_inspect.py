@@ -46,6 +46,7 @@ def golden(samples: list[dict]) -> list[dict]:
                 "predictions": [sample["output"]["completion"] for sample in epochs],
                 "source_extracted": [score.get("answer") for score in scores],
                 "source_verdicts": [{"C": True, "I": False}[score["value"]] for score in scores],
+                "finish_reasons": [sample["output"]["choices"][0]["stop_reason"] for sample in epochs],
             }
         )
     return questions

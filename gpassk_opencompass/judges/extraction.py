@@ -21,7 +21,7 @@ the loop keeps stating, is found.
 
 A response that stops mid-sentence or inside an open box (cut by the token
 limit) never said its final answer: steps 3 and 4, which guess from the
-last line, are skipped for it (:func:`_ends_cut`), so a number from the
+last line, are skipped for it (:func:`ends_cut`), so a number from the
 reasoning it was in the middle of is not taken for the answer (a number
 with a unit or two after it, "12 square units", ends a sentence that only
 lacks its full stop).
@@ -242,7 +242,7 @@ def extract(response: str) -> Extraction:
     if found is not None:
         return found
     for text in (before + unit, before) if unit else (response,):  # one unit of the run may hold the answer
-        if _ends_cut(text):
+        if ends_cut(text):
             continue
         found = _from_last_line(text)
         if found is not None:
@@ -302,18 +302,18 @@ def _first_sentence(text: str) -> str:
     return text
 
 
-def _ends_cut(text: str) -> bool:
+def ends_cut(text: str) -> bool:
     r"""``text`` stops mid-sentence or inside an open box: the token limit cut it before its answer.
 
-    >>> _ends_cut("The sum is 12."), _ends_cut("So we get 12"), _ends_cut("First 12, then we need to bound")
+    >>> ends_cut("The sum is 12."), ends_cut("So we get 12"), ends_cut("First 12, then we need to bound")
     (False, False, True)
-    >>> _ends_cut(r"Hence \boxed{12"), _ends_cut(r"Hence \boxed{12}")
+    >>> ends_cut(r"Hence \boxed{12"), ends_cut(r"Hence \boxed{12}")
     (True, False)
 
     A number with a unit or two after it ends a finished sentence that only
     lacks its full stop ("12 square units", "共有12种"):
 
-    >>> _ends_cut("So the area is 12 square units"), _ends_cut("共有12种"), _ends_cut("we have 12 apples and the")
+    >>> ends_cut("So the area is 12 square units"), ends_cut("共有12种"), ends_cut("we have 12 apples and the")
     (False, False, True)
     """
     stripped = text.rstrip()

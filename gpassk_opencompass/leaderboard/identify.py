@@ -170,6 +170,10 @@ def identify_run(
         unresolved=result_unresolved(record, results_path),
         bounds=result_bounds(record),
         problems=record.problems,
+        questions=info.questions if info.questions is not None else (len(record.details) or None),
+        judge=info.judge,
+        protocol=info.prompt_version,
+        cut=record.cut,
     )
     return run, tuple(notes)
 

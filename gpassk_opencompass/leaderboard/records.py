@@ -20,7 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpassk_opencompass.scoring.results import Interval  # the one interval type, as the results file holds it
+from gpassk_opencompass.scoring.results import (  # the results file's own types, as it holds them
+    CutGenerations,
+    Interval,
+)
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,10 @@ class RunResult:
             value if every one were right)}`` from the results' ``gpassk.bounds``.
         problems: why the results' values cannot be believed (out of range, impossible
             counts, metrics their own details do not reproduce); empty when they can.
+        questions: how many questions were scored, when the results say.
+        judge: what judged (``rule``, ``llm``, ``cascade``, ``source:<format>``, ...), when the results say.
+        protocol: the judge prompt's version (``None`` for the rule judge, or when not recorded).
+        cut: the generations cut at the output limit (results of schema 3), ``None`` when not recorded.
     """
 
     results_path: Path
@@ -111,11 +118,52 @@ class RunResult:
     unresolved: Unresolved | None = None
     bounds: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
+    questions: int | None = None
+    judge: str | None = None
+    protocol: str | None = None
+    cut: CutGenerations | None = None
 
     @property
     def complete(self) -> bool:
         """Whether every generation of the run has a verdict."""
         return self.unresolved is None
+
+    @property
+    def measured(self) -> Measured:
+        """What the run measured, as a row shows it."""
+        return Measured(self.questions, self.n, self.judge, self.protocol, self.cut)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What a row's numbers were measured on: its questions, n, judge and protocol, and its cut generations.
+
+    Attributes:
+        questions: questions scored (``None``: not recorded).
+        n: generations per question.
+        judge: what judged (``None``: not recorded).
+        protocol: the judge prompt's version (``None``: the rule judge, or not recorded).
+        cut: the generations cut at the output limit (``None``: not recorded, results before schema 3).
+
+    >>> Measured(5, 8, "rule", None, None).describe()
+    '5 questions, n = 8, rule judge'
+    >>> Measured(None, 48, "llm", "gpassk-judge-v2", None).describe()
+    'n = 48, llm judge (prompt gpassk-judge-v2)'
+    """
+
+    questions: int | None
+    n: int | None
+    judge: str | None = None
+    protocol: str | None = None
+    cut: CutGenerations | None = None
+
+    def describe(self) -> str:
+        """Questions, n, judge and protocol, in words (the cut share is its own column)."""
+        parts = [f"{self.questions} questions"] if self.questions is not None else []
+        parts += [f"n = {self.n}"] if self.n is not None else []
+        if self.judge is not None:
+            parts.append(f"{self.judge} judge" + (f" (prompt {self.protocol})" if self.protocol else ""))
+        return ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -204,6 +252,10 @@ class Row:
             table is not significant at the ranking's level.
         problems: ``"<results file>: <why>"`` for each of its runs whose values cannot be
             believed, tabulated only because that was asked for (``allow_inconsistent``).
+        measured: what its sampled run (else its greedy run) measured: questions, n, judge, protocol, cut share.
+        warnings: what a reader of its numbers must know (a cut share over
+            :data:`~gpassk_opencompass.defaults.CUT_WARNING_SHARE`, questions that are not the
+            published column's), one sentence each.
     """
 
     label: str
@@ -219,6 +271,8 @@ class Row:
     rank_interval: tuple[int, int] | None = None
     order_uncertain: bool = False
     problems: tuple[str, ...] = ()
+    measured: Measured | None = None
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,11 @@ Selection rules, each reported as a :class:`Notice`:
 * a model sampled at several temperatures gets one row per temperature,
   labelled ``name (T=0.7)``.
 
+Each row says what it measured (:attr:`Row.measured`: questions, n, judge and protocol, cut share) and
+carries a warning (:attr:`Row.warnings`, also a notice) when a run's share of generations cut at the output
+limit is over :data:`~gpassk_opencompass.defaults.CUT_WARNING_SHARE` (:func:`cut_warning`), or when its questions are not those of the
+published column (:func:`~gpassk_opencompass.catalog.composition_warning`, as ``gpassk data check`` says it).
+
 >>> from pathlib import Path
 >>> sampled = RunResult(Path("r/m/d.json"), "m_t07", "d_k16_n48", "Qwen2.5-7B-Instruct",
 ...     "AIME2025", greedy=False, n=48, k=(4, 8, 16), temperature=0.7,
@@ -48,7 +53,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from gpassk_opencompass.catalog import BENCHMARKS, benchmark_name
+from gpassk_opencompass.catalog import BENCHMARKS, benchmark_name, composition_warning, get_benchmark
+from gpassk_opencompass.defaults import CUT_WARNING_SHARE
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.leaderboard.records import (
     BenchmarkTable,
@@ -379,6 +385,9 @@ def _row(
     label = run.display_name
     if sampled is not None and several_temperatures:
         label = f"{run.display_name} (T={_temperature_text(sampled.temperature)})"
+    warnings = _row_warnings(label, sampled, greedy)
+    said = {notice.message for notice in notices}
+    notices += [Notice(warning, run.results_path) for warning in warnings if warning not in said]  # once a table
     return Row(
         label=label,
         model=run.display_name,
@@ -396,7 +405,41 @@ def _row(
             if source is not None
             for problem in source.problems
         ),
+        measured=run.measured,
+        warnings=warnings,
     )
+
+
+def cut_warning(label: str, run: RunResult, share: float = CUT_WARNING_SHARE) -> str | None:
+    """The warning of a run whose share of generations cut at the output limit is over ``share``, else ``None``.
+
+    >>> from pathlib import Path
+    >>> from gpassk_opencompass.scoring.results import CutGenerations
+    >>> cut = CutGenerations(generations=64, cut=15, no_answer=0, recorded=64, source="finish_reason")
+    >>> run = RunResult(Path("r.json"), "m", "d", "X", "AIME2025", False, 16, (4, 16), cut=cut)
+    >>> cut_warning("X", run)
+    'X on AIME2025: 23 % of generations cut at the output limit; G-Pass@16_1.0 is bounded by it; raise max_out_len'
+    """
+    if run.cut is None or run.cut.share <= share:
+        return None
+    bounded = "Greedy" if run.greedy else metric_key(max(run.k), 1.0)
+    return (
+        f"{label} on {run.benchmark}{' (greedy)' if run.greedy else ''}: {run.cut.share * 100:.0f} % of generations "
+        f"cut at the output limit; {bounded} is bounded by it; raise max_out_len"
+    )
+
+
+def _row_warnings(label: str, sampled: RunResult | None, greedy: RunResult | None) -> tuple[str, ...]:
+    """The row's cut warnings (each run's) and its composition warning (its sampled run's, else its greedy's;
+    worded the same for every row of the table with as many questions, so said once)."""
+    runs = [run for run in (sampled, greedy) if run is not None]
+    warnings = [warning for run in runs if (warning := cut_warning(label, run)) is not None]
+    run = runs[0]
+    if run.questions is not None and run.benchmark in {benchmark.name for benchmark in BENCHMARKS}:
+        composition = composition_warning(run.questions, get_benchmark(run.benchmark).questions)
+        if composition is not None:
+            warnings.append(f"{run.benchmark}: {composition}")
+    return tuple(warnings)
 
 
 def _curve(run: RunResult, k: int) -> tuple[tuple[float, float], ...]:

@@ -28,16 +28,13 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Protocol
 
-from gpassk_opencompass.catalog import BENCHMARKS, Benchmark, get_benchmark
+from gpassk_opencompass.catalog import BENCHMARKS, Benchmark, composition_warning, get_benchmark
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.plugin.data_paths import local_candidates
 from gpassk_opencompass.redaction import redact
 
 ERROR = "error"
 WARNING = "warning"
-
-# What the published columns are made of (README, "Benchmark composition").
-COMPOSITION_NOTE = "see 'Benchmark composition' in docs/generator.md"
 
 
 @dataclass(frozen=True)
@@ -200,16 +197,9 @@ def cache_note(environ: Mapping[str, str]) -> str:
 
 
 def count_warning(name: str, found: int, expected: int | None, what: str) -> list[Problem]:
-    if expected is None or found == expected:
-        return []
-    return [
-        Problem(
-            WARNING,
-            name,
-            f"{found} {what}, the published column has {expected}; "
-            f"results will not compare one to one ({COMPOSITION_NOTE})",
-        )
-    ]
+    """The composition warning of :func:`~gpassk_opencompass.catalog.composition_warning`, as a problem."""
+    warning = composition_warning(found, expected, what)
+    return [] if warning is None else [Problem(WARNING, name, warning)]
 
 
 def read_records(name: str, path: str, read, check) -> tuple[int | None, list[Problem]]:

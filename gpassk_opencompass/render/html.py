@@ -12,6 +12,10 @@ script only adds the benchmark switcher, column sorting and highlighting a model
 line when its row is hovered; without JavaScript every benchmark is shown one after
 another.
 
+After the metrics, each row says what it measured: ``Cut`` (the share of generations cut at the output
+limit, flagged over 5 %) and ``Measured`` (questions, n, judge and protocol); a row with a warning has a ``‡``
+after what it measured and the warning under the table.
+
 Rank columns and "order not significant" marks are shown when the rows carry
 ``rank`` / ``rank_interval`` / ``order_uncertain`` and the leaderboard a ``ranking``;
 interval bars on the τ-curve when the rows carry ``curve_intervals``.
@@ -37,13 +41,20 @@ from typing import TYPE_CHECKING
 from gpassk_opencompass import __version__
 from gpassk_opencompass.render import exact_number, require_extra, template
 from gpassk_opencompass.render.leaderboard import (
+    CUT,
     INCOMPLETE,
     INCONSISTENT,
+    MEASURED,
+    WARNED,
     format_comparison,
+    format_cut,
+    format_measured,
     format_value,
     incomplete_footnotes,
     inconsistent_footnotes,
+    warning_footnotes,
 )
+from gpassk_opencompass.render.score_report import CUT_SOURCES
 
 if TYPE_CHECKING:  # the leaderboard's types, named in annotations only (the leaderboard imports this package)
     from gpassk_opencompass.leaderboard.records import BenchmarkTable, Cell, Leaderboard, Row
@@ -188,6 +199,10 @@ def _panel(
         headers.append(Header(column.label, "number", "ascending" if column.label == last else "none"))
         if comparison:
             headers.append(Header("Δ", "number", title=f"{column.label}: ours − published"))
+    headers += [
+        Header(CUT, "number", title="share of the generations cut at the output limit"),
+        Header(MEASURED, "text", title="questions, generations per question (n), judge and its prompt"),
+    ]
     rows = []
     for row in table.rows:
         cells = []
@@ -203,6 +218,7 @@ def _panel(
                         "not published" if cell.published is None else f"published {format_value(cell.published)}",
                     )
                 )
+        cells += _measured_cells(row)
         rows.append(
             RowView(
                 row.label,
@@ -223,12 +239,39 @@ def _panel(
         headers=tuple(headers),
         rows=tuple(rows),
         footnotes=tuple(f"{INCOMPLETE} {note}" for note in incomplete_footnotes(replace(leaderboard, tables=(table,))))
-        + tuple(f"{INCONSISTENT} {note}" for note in inconsistent_footnotes(replace(leaderboard, tables=(table,)))),
+        + tuple(f"{INCONSISTENT} {note}" for note in inconsistent_footnotes(replace(leaderboard, tables=(table,))))
+        + tuple(f"{WARNED} {note}" for note in warning_footnotes(replace(leaderboard, tables=(table,)))),
         chart=chart,
         ranked=ranked,
         bars=any(row.curve and getattr(row, "curve_intervals", ()) for row in table.rows),
         uncertain_title=f"the order of this row and the next is not significant{level}",
     )
+
+
+def _measured_cells(row: Row) -> list[CellView]:
+    """The Cut and Measured cells of a row: the cut share (its counts and source in the title), what was measured.
+
+    >>> from gpassk_opencompass.leaderboard.records import Measured, Row
+    >>> from gpassk_opencompass.scoring.results import CutGenerations
+    >>> cut = CutGenerations(generations=40, cut=10, no_answer=2, recorded=40, source="finish_reason")
+    >>> [(view.text, view.value, view.classes) for view in _measured_cells(Row("m", "m", {}, measured=Measured(5, 8, "rule", None, cut)))]
+    [('25 % ⚠', '0.25', 'cut warned'), ('5 questions, n = 8, rule judge', '5 questions, n = 8, rule judge', 'measured')]
+    """
+    measured = row.measured
+    text, warning = format_measured(measured, row.warnings), "; ".join(row.warnings)
+    if measured is None or measured.cut is None:
+        return [
+            CellView(format_cut(measured), "", "cut missing", "not recorded (results before schema 3)"),
+            CellView(text, text, "measured", warning),
+        ]
+    cut = measured.cut
+    title = (
+        f"{cut.cut} of {cut.generations} generations cut at the output limit, {CUT_SOURCES[cut.source]}; "
+        f"{cut.no_answer} more end without a final answer"
+    )
+    shown = format_cut(measured)
+    classes = "cut warned" if shown.endswith("⚠") else "cut"
+    return [CellView(shown, exact_number(cut.share), classes, title), CellView(text, text, "measured", warning)]
 
 
 def _value_cell(cell: Cell, intervals: bool) -> CellView:

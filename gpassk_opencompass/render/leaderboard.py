@@ -15,9 +15,9 @@ does for models a benchmark did not list.
 >>> print(render_markdown(board))
 ### *LiveMathBench-202412*
 <BLANKLINE>
-| LLMs | Greedy | G-Pass@16_0.5 | G-Pass@16_0.75 | G-Pass@16_1.0 | mG-Pass@16 |
-|:--|--:|--:|--:|--:|--:|
-| Qwen2.5-7B-Instruct | 37.0 | 36.5 | 27.2 | 16.0 | - |
+| LLMs | Greedy | G-Pass@16_0.5 | G-Pass@16_0.75 | G-Pass@16_1.0 | mG-Pass@16 | Cut | Measured |
+|:--|--:|--:|--:|--:|--:|--:|:--|
+| Qwen2.5-7B-Instruct | 37.0 | 36.5 | 27.2 | 16.0 | - | - |  |
 >>> print(render_json(board))
 {
   "Qwen2.5-7B-Instruct": {
@@ -34,12 +34,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from gpassk_opencompass.defaults import CUT_WARNING_SHARE
 from gpassk_opencompass.render import exact_number
 
 if TYPE_CHECKING:  # the leaderboard's types, named in annotations only (the leaderboard imports this package)
-    from gpassk_opencompass.leaderboard.records import Cell, Comparison, Leaderboard, RankingInfo, Row
+    from gpassk_opencompass.leaderboard.records import Cell, Comparison, Leaderboard, Measured, RankingInfo, Row
 
 MISSING = "-"
 FLAG = "⚠"
@@ -49,6 +51,10 @@ INCOMPLETE = "*"
 UNCERTAIN = "≈"
 #: Follows the name of a row whose values cannot be believed, tabulated as asked (``--allow-inconsistent``).
 INCONSISTENT = "†"
+#: Follows the name of a row with a warning (generations cut at the output limit, not the published questions).
+WARNED = "‡"
+#: The columns after the metrics: the share of generations cut at the output limit, and what was measured.
+CUT, MEASURED = "Cut", "Measured"
 #: A CSV text cell starting with one of these is read as a formula by spreadsheets (OWASP "CSV injection").
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -90,6 +96,43 @@ def format_cell(cell: Cell, intervals: bool = False, mark: str = INCOMPLETE) -> 
     if not cell.complete and cell.value is not None:
         text += mark
     return text
+
+
+def format_cut(measured: Measured | None) -> str:
+    """The Cut column's text: the share of the row's generations cut at the output limit, ``⚠`` after a share
+    over :data:`~gpassk_opencompass.defaults.CUT_WARNING_SHARE`; ``-`` when not recorded.
+
+    >>> from gpassk_opencompass.leaderboard.records import Measured
+    >>> from gpassk_opencompass.scoring.results import CutGenerations
+    >>> def cut(count): return CutGenerations(generations=1000, cut=count, no_answer=0, recorded=0, source="extraction")
+    >>> format_cut(Measured(5, 8, cut=cut(234))), format_cut(Measured(5, 8, cut=cut(3))), format_cut(Measured(5, 8))
+    ('23 % ⚠', '<1 %', '-')
+    """
+    if measured is None or measured.cut is None:
+        return MISSING
+    share = measured.cut.share
+    text = "<1 %" if 0 < share < 0.005 else f"{share * 100:.0f} %"
+    return f"{text} {FLAG}" if share > CUT_WARNING_SHARE else text
+
+
+def format_measured(measured: Measured | None, warnings: Sequence[str] = ()) -> str:
+    """The Measured column's text: questions, n, judge and protocol (empty when nothing is recorded), ``‡`` after
+    it when the row has warnings (told in the footnotes).
+
+    >>> from gpassk_opencompass.leaderboard.records import Measured
+    >>> format_measured(Measured(5, 8, "rule")), format_measured(Measured(5, 8, "rule"), ["AIME2025: 5 questions, ..."])
+    ('5 questions, n = 8, rule judge', '5 questions, n = 8, rule judge ‡')
+    """
+    text = "" if measured is None else measured.describe()
+    return f"{text} {WARNED}".lstrip() if warnings else text
+
+
+def warning_footnotes(leaderboard: Leaderboard) -> list[str]:
+    """Every row's warnings (:attr:`~gpassk_opencompass.leaderboard.records.Row.warnings`), in table order, each once
+    (a table's rows with as many questions share one composition warning)."""
+    return list(
+        dict.fromkeys(warning for table in leaderboard.tables for row in table.rows for warning in row.warnings)
+    )
 
 
 def incomplete_footnotes(leaderboard: Leaderboard) -> list[str]:
@@ -216,19 +259,24 @@ def render_markdown(leaderboard: Leaderboard, *, intervals: bool = False) -> str
         (ours − published, ``⚠`` beyond the tolerance) and a legend ends the text;
         with a ranking, a ``Rank`` column (``2 [1, 3] ≈``, see :func:`format_rank`)
         and its legend; runs a manifest expects without results are listed last.
+        After the metrics, ``Cut`` (the share of generations cut at the output limit,
+        :func:`format_cut`) and ``Measured`` (questions, n, judge and protocol).
         Values from an incomplete run end in ``*``, explained in a footnote
         (what is unresolved, and the upper bounds); the name of a row whose
         values cannot be believed (tabulated as asked) ends in ``†``, its
-        reasons in a footnote.
+        reasons in a footnote; the Measured cell of a row with a warning (a cut share over
+        5 %, questions that are not the published column's) ends in ``‡``, the warning in a footnote.
     """
     comparison = leaderboard.comparison
     ranking = leaderboard.ranking
     header = ["LLMs", "Rank"] if ranking else ["LLMs"]
     for column in leaderboard.columns:
         header += [column.label, "Δ"] if comparison else [column.label]
+    header += [CUT, MEASURED]
     blocks = []
     for table in leaderboard.tables:
-        lines = [f"### *{table.benchmark}*", "", "| " + " | ".join(header) + " |", "|:--|" + "--:|" * (len(header) - 1)]
+        lines = [f"### *{table.benchmark}*", "", "| " + " | ".join(header) + " |", "|:--|" + "--:|" * (len(header) - 2)]
+        lines[-1] += ":--|"
         for row in table.rows:
             label = f"{row.label} {INCONSISTENT}" if row.problems else row.label
             cells = [_escape_markdown(label)] + ([format_rank(row)] if ranking else [])
@@ -237,10 +285,12 @@ def render_markdown(leaderboard: Leaderboard, *, intervals: bool = False) -> str
                 cells.append(format_cell(cell, intervals, mark="\\" + INCOMPLETE))
                 if comparison:
                     cells.append(format_comparison(cell, comparison))
+            cells += [format_cut(row.measured), _escape_markdown(format_measured(row.measured, row.warnings))]
             lines.append("| " + " | ".join(cells) + " |")
         blocks.append("\n".join(lines))
     footnotes = [f"\\{INCOMPLETE} {_escape_markdown(note)}  " for note in incomplete_footnotes(leaderboard)]
     footnotes += [f"{INCONSISTENT} {_escape_markdown(note)}  " for note in inconsistent_footnotes(leaderboard)]
+    footnotes += [f"{WARNED} {_escape_markdown(note)}  " for note in warning_footnotes(leaderboard)]
     if footnotes:
         blocks.append("\n".join(footnotes).rstrip())
     if comparison:
@@ -263,16 +313,19 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
     the row's runs has no verdict); with a ranking last ``rank``, ``rank_low``,
     ``rank_high`` and ``order_uncertain`` (``true``: the order of this row and
     the next is not significant); when any row's values cannot be believed
-    (tabulated as asked) also ``consistent``. Text cells (benchmark, model)
-    that a spreadsheet would run as a formula get a leading ``'`` (:func:`csv_text`).
+    (tabulated as asked) also ``consistent``; last what the row measured (:data:`MEASURED_CSV`:
+    ``questions``, ``n``, ``judge``, ``protocol``, ``generations``, ``cut``, ``no_answer``, ``cut_share``,
+    ``cut_source``, empty where not recorded) and ``warnings`` (its warnings, joined by ``; ``).
+    Text cells (benchmark, model, judge, warnings) that a spreadsheet would run as a formula get a
+    leading ``'`` (:func:`csv_text`).
 
     >>> from gpassk_opencompass.leaderboard.records import BenchmarkTable, Cell, Leaderboard, Row
     >>> from gpassk_opencompass.leaderboard.table import leaderboard_columns
     >>> columns = leaderboard_columns(16, (1.0,))
     >>> row = Row("m", "m", {c.label: Cell(v) for c, v in zip(columns, [50.0, 12.5, None])})
     >>> print(render_csv(Leaderboard(16, columns, (BenchmarkTable("AIME2025", (row,)),))), end="")
-    benchmark,model,Greedy,G-Pass@16_1.0,mG-Pass@16,complete
-    AIME2025,m,50.0,12.5,,true
+    benchmark,model,Greedy,G-Pass@16_1.0,mG-Pass@16,complete,questions,n,judge,protocol,generations,cut,no_answer,cut_share,cut_source,warnings
+    AIME2025,m,50.0,12.5,,true,,,,,,,,,,
     """
     comparison = leaderboard.comparison
     bounded = _any_incomplete(leaderboard)
@@ -291,6 +344,7 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
         header.append("consistent")
     if leaderboard.ranking:
         header += ["rank", "rank_low", "rank_high", "order_uncertain"]
+    header += [*MEASURED_CSV, "warnings"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([csv_text(label) for label in header])
@@ -326,8 +380,50 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
                     *("" if end is None else str(end) for end in interval),
                     "" if row.rank is None else str(row.order_uncertain).lower(),
                 ]
+            measured = measured_fields(row.measured)
+            record += ["" if measured[name] is None else csv_text(str(measured[name])) for name in MEASURED_CSV]
+            record.append(csv_text("; ".join(row.warnings)))
             writer.writerow(record)
     return buffer.getvalue()
+
+
+#: What a row measured, as CSV columns and JSON fields (:func:`measured_fields`).
+MEASURED_CSV = (
+    "questions",
+    "n",
+    "judge",
+    "protocol",
+    "generations",
+    "cut",
+    "no_answer",
+    "cut_share",
+    "cut_source",
+)
+
+
+def measured_fields(measured: Measured | None) -> dict[str, object]:
+    """What a row measured as plain fields (:data:`MEASURED_CSV`; ``None`` where not recorded).
+
+    >>> from gpassk_opencompass.leaderboard.records import Measured
+    >>> from gpassk_opencompass.scoring.results import CutGenerations
+    >>> cut = CutGenerations(generations=40, cut=10, no_answer=2, recorded=40, source="finish_reason")
+    >>> measured_fields(Measured(5, 8, "rule", None, cut))
+    {'questions': 5, 'n': 8, 'judge': 'rule', 'protocol': None, 'generations': 40, 'cut': 10, 'no_answer': 2, 'cut_share': 0.25, 'cut_source': 'finish_reason'}
+    """
+    if measured is None:
+        return dict.fromkeys(MEASURED_CSV)
+    cut = measured.cut
+    return {
+        "questions": measured.questions,
+        "n": measured.n,
+        "judge": measured.judge,
+        "protocol": measured.protocol,
+        "generations": None if cut is None else cut.generations,
+        "cut": None if cut is None else cut.cut,
+        "no_answer": None if cut is None else cut.no_answer,
+        "cut_share": None if cut is None else cut.share,
+        "cut_source": None if cut is None else cut.source,
+    }
 
 
 def leaderboard_json(leaderboard: Leaderboard, field: str = "value") -> dict:
@@ -366,11 +462,21 @@ def render_json(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
     order_uncertain}]}`` (ranked rows, in table order); with runs a manifest
     expects without results, ``"missing"``: a list of ``{model_abbr,
     dataset_abbr, display_name, benchmark, manifest}``; with rows whose values cannot be
-    believed (tabulated as asked), ``"inconsistent"``: a list of ``{model, benchmark, problems}``.
+    believed (tabulated as asked), ``"inconsistent"``: a list of ``{model, benchmark, problems}``. Whenever the
+    shape moves under ``"leaderboard"``, ``"measured"`` lists what each row measured (``{model, benchmark}`` and
+    :func:`measured_fields`) and, when any row has warnings (a cut share over 5 %, questions that are not the
+    published column's), ``"warnings"`` a list of ``{model, benchmark, warning}``; the bare shape has no room
+    for them (CSV carries them always).
     """
     values = leaderboard_json(leaderboard)
     comparison = leaderboard.comparison
     incomplete = _any_incomplete(leaderboard)
+    warnings = [
+        {"model": row.label, "benchmark": table.benchmark, "warning": warning}
+        for table in leaderboard.tables
+        for row in table.rows
+        for warning in row.warnings
+    ]
     ranking = leaderboard.ranking
     doubtful = [
         {"model": row.label, "benchmark": table.benchmark, "problems": list(row.problems)}
@@ -388,6 +494,13 @@ def render_json(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
     ):
         return _dump(values)
     document: dict = {"leaderboard": values, "complete": not incomplete}
+    document["measured"] = [
+        {"model": row.label, "benchmark": table.benchmark, **measured_fields(row.measured)}
+        for table in leaderboard.tables
+        for row in table.rows
+    ]
+    if warnings:
+        document["warnings"] = warnings
     if ranking is not None:
         document["ranking"] = {
             "metric": ranking.metric,

@@ -58,6 +58,38 @@ def unresolved_summary(record: ResultsFile, *, resume: str) -> str:
     return redact("\n".join(lines))
 
 
+#: How each source of ``gpassk.cut`` is said.
+CUT_SOURCES = {
+    "finish_reason": "from the recorded finish_reason",
+    "extraction": "no finish_reason recorded: no final answer and the text stops mid-sentence",
+    "mixed": "from the recorded finish_reason where there is one, else the text stopping mid-sentence",
+}
+
+
+def cut_line(record: ResultsFile) -> str | None:
+    """One line on the generations cut at the output limit and those without a final answer (``None``: none of
+    either, or not recorded).
+
+    >>> from gpassk_opencompass.scoring.results_io import read_results
+    >>> cut = {"generations": 120, "cut": 30, "no_answer": 12, "recorded": 120, "source": "finish_reason"}
+    >>> print(cut_line(read_results({"gpassk": {"schema_version": 3, "cut": cut}})))
+    cut at the output limit: 30 of 120 generations (25 %, from the recorded finish_reason); 12 more end without a final answer
+    """
+    cut = record.cut
+    if cut is None or not (cut.cut or cut.no_answer):
+        return None
+    if not cut.cut:
+        return (
+            f"cut at the output limit: none of {cut.generations} generations ({CUT_SOURCES[cut.source]}); "
+            f"{cut.no_answer} end without a final answer"
+        )
+    more = f"; {cut.no_answer} more end without a final answer" if cut.no_answer else ""
+    return (
+        f"cut at the output limit: {cut.cut} of {cut.generations} generations "
+        f"({cut.share * 100:.0f} %, {CUT_SOURCES[cut.source]}){more}"
+    )
+
+
 def format_report(record: ResultsFile) -> str:
     """A readable summary of a results document: one row per metric with its intervals.
 
@@ -141,4 +173,7 @@ def format_report(record: ResultsFile) -> str:
             f"cache, {stats['requests']} requests ({stats['retries']} retries), "
             f"{stats['unresolved']} unresolved"
         )
+    cut = cut_line(record)
+    if cut is not None:
+        lines.append(cut)
     return "\n".join(lines)

@@ -27,8 +27,9 @@ from gpassk_opencompass.judges import Judge, JudgeReport
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, accuracy_key, summarize, summarize_uncertainty
 from gpassk_opencompass.redaction import redact
+from gpassk_opencompass.scoring.cut import Ends
 from gpassk_opencompass.scoring.details import CompactDetails
-from gpassk_opencompass.scoring.results import SCHEMA_VERSION, GPassKBlock, Interval, ResultsFile
+from gpassk_opencompass.scoring.results import SCHEMA_VERSION, CutGenerations, GPassKBlock, Interval, ResultsFile
 from gpassk_opencompass.uncertainty.bayes import BayesEstimate
 
 #: Warn when at least this share of questions got n byte-identical generations.
@@ -199,6 +200,7 @@ def results_document(
     details: CompactDetails,
     allow_unresolved: bool = False,
     bayes: Mapping[str, BayesEstimate] | None = None,
+    ends: Ends | None = None,
 ) -> ResultsFile:
     """The whole result: metric keys (when trustworthy), ``unresolved``, the ``gpassk`` block, then ``details``.
 
@@ -213,6 +215,7 @@ def results_document(
         bayes: the ``gpassk.bayes`` block
             (:func:`~gpassk_opencompass.uncertainty.bayes.bayes_interval_counts`), when asked for;
             left out, as the metrics, when they are withheld.
+        ends: the cut generations (:func:`~gpassk_opencompass.scoring.cut.count_ends`), recorded as ``gpassk.cut``.
 
     What is written is redacted (:func:`~gpassk_opencompass.scoring.results_io.json_document`).
     """
@@ -225,6 +228,14 @@ def results_document(
         when_apply["bayes"] = dict(bayes)
     if not complete:
         when_apply["bounds"] = unresolved_bounds(details, ks, thresholds)
+    if ends is not None:
+        when_apply["cut"] = CutGenerations(
+            generations=ends.generations,
+            cut=int(ends.cut.sum()),
+            no_answer=int(ends.no_answer.sum()),
+            recorded=ends.recorded,
+            source=ends.source,
+        )
     info = GPassKBlock(
         benchmark=benchmark,
         k=[int(k) for k in ks],

@@ -7,10 +7,11 @@ A hand-edited (or corrupted) file is flagged, never silently believed:
 
 * a percentage (accuracy, G-Pass@k_tau, mG-Pass@k, per subset too; a bootstrap
   interval's ends; ``gpassk.bounds``) that is NaN, infinite or outside [0, 100];
-* impossible per-question counts: ``n`` < 1, ``c > n``, ``c + unresolved > n``;
+* impossible per-question counts: ``n`` < 1, ``c > n``, ``c + unresolved > n``, ``cut + no_answer > n``;
 * a document that contradicts itself: ``complete: true`` (or a recorded ``unresolved``) against the unresolved
   verdicts of its details, ``gpassk.n`` or ``gpassk.questions`` against the details, an interval (bootstrap,
-  Bayesian, ``bounds``) whose low end is above its high end, a k above n;
+  Bayesian, ``bounds``) whose low end is above its high end, a k above n, cut generations (``gpassk.cut``)
+  that cannot be (more than its generations, a source its recorded count denies) or that its details do not sum to;
 * a metric that its per-question ``details`` do not reproduce: each recorded
   metric key is recomputed from the ``(c, n)`` of every question (and its subset
   labels) with :mod:`~gpassk_opencompass.metrics` and must match within
@@ -100,11 +101,58 @@ def _contradictions(record: ResultsFile) -> list[str]:
     problems += [
         f"{name} has its low end {low:g} above its high end {high:g}" for name, low, high in intervals if low > high
     ]
+    problems += _cut_contradictions(record)
     n = min(ns) if ns else block.n
     keys = [match for key in record.metrics if (match := METRIC_KEY.fullmatch(key)) and match["k"] is not None]
     ks = sorted({*record.ks, *(int(match["k"]) for match in keys)})
     if n is not None and ks and ks[-1] > n:
         problems.append(f"k = {ks[-1]} is above n = {n} (G-Pass@k needs k <= n)")
+    return problems
+
+
+def _cut_contradictions(record: ResultsFile) -> list[str]:
+    """``gpassk.cut`` against itself and the details: at most its generations, its source as its recorded count
+    says, the sums of ``details[].n``, ``cut`` and ``no_answer`` (where every question has them).
+
+    >>> from gpassk_opencompass.scoring.results_io import read_results
+    >>> cut = {"generations": 4, "cut": 3, "no_answer": 2, "recorded": 0, "source": "finish_reason"}
+    >>> for problem in read_results({"gpassk": {"schema_version": 3, "cut": cut},
+    ...                              "details": [{"id": "q", "c": 0, "n": 4, "cut": 1, "no_answer": 0}]}).problems:
+    ...     print(problem)
+    gpassk.cut: cut + no_answer = 3 + 2 > its 4 generations
+    gpassk.cut: source 'finish_reason' but 0 of its 4 generations have a recorded stop reason
+    gpassk.cut = 3 but its details hold 1 cut generation(s)
+    gpassk.cut.no_answer = 2 but its details hold 0
+    """
+    cut = record.cut
+    if cut is None:
+        return []
+    problems = []
+    if cut.cut + cut.no_answer > cut.generations:
+        problems.append(
+            f"gpassk.cut: cut + no_answer = {cut.cut} + {cut.no_answer} > its {cut.generations} generations"
+        )
+    expected = "finish_reason" if cut.recorded == cut.generations else "extraction" if cut.recorded == 0 else "mixed"
+    if cut.recorded > cut.generations or cut.source != expected:
+        problems.append(
+            f"gpassk.cut: source {cut.source!r} but {cut.recorded} of its {cut.generations} generations have a "
+            "recorded stop reason"
+        )
+    details = record.details
+    if not details:
+        return problems
+    if sum(question.n for question in details) != cut.generations:
+        problems.append(
+            f"gpassk.cut counts {cut.generations} generations but its details hold {sum(q.n for q in details)}"
+        )
+    counted = [question for question in details if question.cut is not None and question.no_answer is not None]
+    if len(counted) == len(details):
+        details_cut = sum(question.cut for question in counted)  # type: ignore[misc]  # not None: filtered
+        details_no_answer = sum(question.no_answer for question in counted)  # type: ignore[misc]
+        if details_cut != cut.cut:
+            problems.append(f"gpassk.cut = {cut.cut} but its details hold {details_cut} cut generation(s)")
+        if details_no_answer != cut.no_answer:
+            problems.append(f"gpassk.cut.no_answer = {cut.no_answer} but its details hold {details_no_answer}")
     return problems
 
 
@@ -119,7 +167,8 @@ def _unresolved_verdicts(details: Sequence) -> int:
 
 
 def _impossible_counts(details: Sequence) -> str | None:
-    """One sentence on the questions whose counts cannot be (n < 1, c > n, c + unresolved > n), or ``None``."""
+    """One sentence on the questions whose counts cannot be (n < 1, c > n, c + unresolved > n,
+    cut + no_answer > n), or ``None``."""
     bad = []
     for question in details:
         if question.n < 1:
@@ -129,6 +178,11 @@ def _impossible_counts(details: Sequence) -> str | None:
         elif question.c + question.unresolved > question.n:
             bad.append(
                 f"question {question.id!r} has c + unresolved = {question.c} + {question.unresolved} > n = {question.n}"
+            )
+        elif (question.cut or 0) + (question.no_answer or 0) > question.n:
+            bad.append(
+                f"question {question.id!r} has cut + no_answer = {question.cut or 0} + {question.no_answer or 0} "
+                f"> n = {question.n}"
             )
     if not bad:
         return None

@@ -24,6 +24,8 @@ from gpassk_opencompass.judges.types import Verdict, text_bytes
 
 #: The ``details[]`` fields holding :func:`texts_digest` of the question's generations, and of its text and gold.
 DIGEST_FIELDS = ("generations_sha256", "question_sha256")
+#: The ``details[]`` fields counting how a question's generations ended (:mod:`~gpassk_opencompass.scoring.cut`).
+ENDS_FIELDS = ("cut", "no_answer")
 
 
 def texts_digest(texts: Sequence[str]) -> str:
@@ -66,6 +68,10 @@ class QuestionRecord(Contract):
     c: Count = Field(description="correct generations")
     n: Count = Field(description="generations")
     unresolved: Count = Field(default=0, description="generations that could not be judged")
+    cut: Absent[Count] = Field(default=None, description="generations cut at the output limit (schema 3)")
+    no_answer: Absent[Count] = Field(
+        default=None, description="generations not cut that end without a final answer (schema 3)"
+    )
     generations_sha256: Absent[str] = Field(
         default=None, description="texts_digest of the question's n generations (gpassk agree checks it)"
     )
@@ -110,6 +116,8 @@ class CompactDetails(Sequence[QuestionRecord]):
         slots: per generation (questions in order, then generations in order), its index in ``verdicts``.
         offsets: where each question's generations start in ``slots``, then the end (one more than ``ids``).
         digests: ``{field of DIGEST_FIELDS: 32 bytes per question, concatenated}`` (:func:`texts_sha256`).
+        ends: ``(cut, no_answer)``, one count per question each (:func:`~gpassk_opencompass.scoring.cut.count_ends`);
+            ``None``: not counted.
 
     >>> right, wrong = Verdict(True, "1", "ok", "rule"), Verdict(False, "2", "differ", "rule")
     >>> details = CompactDetails(["a", "b"], {"split": ["x", "y"]}, [right, wrong], [0, 1, 0], [0, 2, 3])
@@ -125,6 +133,7 @@ class CompactDetails(Sequence[QuestionRecord]):
         slots: Iterable[int],
         offsets: Iterable[int],
         digests: Mapping[str, bytes | bytearray] | None = None,
+        ends: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
         self.ids = list(ids)
         self.labels = {column: list(values) for column, values in labels.items()}
@@ -132,6 +141,7 @@ class CompactDetails(Sequence[QuestionRecord]):
         self.slots = slots if isinstance(slots, array) and slots.typecode == "i" else array("i", slots)
         self.offsets = offsets if isinstance(offsets, array) and offsets.typecode == "q" else array("q", offsets)
         self.digests = dict(digests or {})
+        self.ends = ends
         per_generation = self.slot_array()
         owner = np.repeat(np.arange(len(self.ids)), np.diff(np.frombuffer(self.offsets, dtype=np.int64)))
 
@@ -161,14 +171,16 @@ class CompactDetails(Sequence[QuestionRecord]):
             return tuple(self[position] for position in range(len(self))[index])
         position = range(len(self))[index]  # IndexError as a tuple's
         start, stop = self.offsets[position], self.offsets[position + 1]
+        fields: dict[str, typing.Any] = {column: values[position] for column, values in self.labels.items()}
+        fields.update(self._ends_of(position))  # set only when counted, as a record read back
+        fields.update((field, data[32 * position : 32 * position + 32].hex()) for field, data in self.digests.items())
         return QuestionRecord(
             id=self.ids[position],
             c=int(self.c[position]),
             n=stop - start,
-            **{column: values[position] for column, values in self.labels.items()},
             unresolved=int(self.unresolved[position]),
-            **{field: data[32 * position : 32 * position + 32].hex() for field, data in self.digests.items()},
             verdicts=tuple(self.verdicts[slot] for slot in self.slots[start:stop]),
+            **fields,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -178,8 +190,14 @@ class CompactDetails(Sequence[QuestionRecord]):
 
     __hash__ = None  # type: ignore[assignment]  # equal to a tuple of its records, so not hashable
 
-    def rows(self) -> Iterator[tuple[str, int, int, dict[str, str], int, dict[str, str], list[Verdict]]]:
-        """Per question ``(id, c, n, labels, unresolved, digests, verdicts)``, as :func:`detail_rows` gives them."""
+    def _ends_of(self, position: int) -> dict[str, int]:
+        """``{"cut": .., "no_answer": ..}`` of the question at ``position`` (empty when not counted)."""
+        if self.ends is None:
+            return {}
+        return {"cut": int(self.ends[0][position]), "no_answer": int(self.ends[1][position])}
+
+    def rows(self) -> Iterator[tuple[str, int, int, dict[str, str], dict[str, int], dict[str, str], list[Verdict]]]:
+        """Per question ``(id, c, n, labels, counts, digests, verdicts)``, as :func:`detail_rows` gives them."""
         columns = list(self.labels.items())
         verdicts, slots, offsets = self.verdicts, self.slots, self.offsets
         for position, (question_id, c, unresolved) in enumerate(
@@ -191,7 +209,7 @@ class CompactDetails(Sequence[QuestionRecord]):
                 c,
                 stop - start,
                 {column: values[position] for column, values in columns},
-                unresolved,
+                {"unresolved": unresolved, **self._ends_of(position)},
                 {field: data[32 * position : 32 * position + 32].hex() for field, data in self.digests.items()},
                 [verdicts[slot] for slot in slots[start:stop]],
             )
@@ -199,11 +217,14 @@ class CompactDetails(Sequence[QuestionRecord]):
 
 def detail_rows(
     details: Sequence[QuestionRecord],
-) -> Iterator[tuple[str, int, int, dict[str, str], int, dict[str, str], Sequence[Verdict]]]:
-    """Per question ``(id, c, n, labels, unresolved, digests, verdicts)``: what ``details[]`` writes."""
+) -> Iterator[tuple[str, int, int, dict[str, str], dict[str, int], dict[str, str], Sequence[Verdict]]]:
+    """Per question ``(id, c, n, labels, counts, digests, verdicts)``: what ``details[]`` writes (``counts``:
+    ``unresolved``, and ``cut`` and ``no_answer`` where they were counted)."""
     if isinstance(details, CompactDetails):
         yield from details.rows()
         return
     for question in details:
         digests = {field: getattr(question, field) for field in DIGEST_FIELDS if getattr(question, field) is not None}
-        yield question.id, question.c, question.n, question.labels, question.unresolved, digests, question.verdicts
+        counts = {"unresolved": question.unresolved}
+        counts.update((name, value) for name in ENDS_FIELDS if (value := getattr(question, name)) is not None)
+        yield question.id, question.c, question.n, question.labels, counts, digests, question.verdicts

@@ -49,6 +49,7 @@ from gpassk_opencompass.judges.registry import as_judge, resolve_judge, with_ver
 from gpassk_opencompass.judges.source import SourceJudge
 from gpassk_opencompass.judges.types import JUDGE_NAMES
 from gpassk_opencompass.scoring.compute import gpassk_results, results_document, warn_if_identical
+from gpassk_opencompass.scoring.cut import count_ends
 from gpassk_opencompass.scoring.details import DIGEST_FIELDS, CompactDetails, texts_sha256
 from gpassk_opencompass.scoring.questions import Question
 from gpassk_opencompass.scoring.readers import (
@@ -109,6 +110,7 @@ def scored_results(
     check_questions(questions, request)
     items, repeats, slots, offsets, identical = distinct_generations(questions)
     judged = judge.judge(items, progress=progress, repeats=repeats)
+    ends = count_ends(questions, ([item.response for item in items], slots))
     del items
     digests = bytearray(), bytearray()  # per question 32 bytes each: no list of a million digests
     for question in questions:
@@ -121,6 +123,7 @@ def scored_results(
         slots,
         offsets,
         dict(zip(DIGEST_FIELDS, digests)),
+        (ends.cut, ends.no_answer),
     )
     del slots
     counts, n, subsets = details.c, details.n, details.labels
@@ -157,6 +160,7 @@ def scored_results(
         details=details,
         allow_unresolved=request.allow_unresolved,
         bayes=bayes,
+        ends=ends,
     )
 
 

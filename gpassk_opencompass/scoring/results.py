@@ -6,9 +6,9 @@ The document is defined once, by :class:`ResultsFile` (its ``gpassk`` block :cla
 writes and reads it, and its JSON Schema (:func:`results_schema`) is shipped as
 ``gpassk_opencompass/data/results.schema.json`` and ``docs/results.schema.json``, every field with its
 type, rule and meaning; a value against a field's declared rule is explained by
-:func:`~gpassk_opencompass.contracts.input_error`. ``gpassk.schema_version`` = :data:`SCHEMA_VERSION` = 2;
-1: written before ``complete``/``unresolved``/``bounds``; 0: no ``gpassk`` block, another evaluator's
-results. Percentages are x 100.
+:func:`~gpassk_opencompass.contracts.input_error`. ``gpassk.schema_version`` = :data:`SCHEMA_VERSION` = 3;
+2: written before the cut generations (``gpassk.cut``, ``details[].cut``/``no_answer``); 1: before
+``complete``/``unresolved``/``bounds``; 0: no ``gpassk`` block, another evaluator's results. Percentages are x 100.
 
 A verdict that could not be obtained is never scored as wrong: with any unresolved verdict the metric
 keys, ``uncertainty`` and ``bayes`` are left out (unless the caller allows unresolved verdicts; then the
@@ -25,7 +25,7 @@ Computing a document is :mod:`~gpassk_opencompass.scoring.compute`'s, reading an
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Literal
 
 import numpy as np
 from pydantic import ConfigDict, Field, PrivateAttr
@@ -36,8 +36,9 @@ from gpassk_opencompass.metrics import MetricEstimate
 from gpassk_opencompass.scoring.details import QuestionRecord
 from gpassk_opencompass.uncertainty.bayes import BayesEstimate
 
-#: The results document's schema: 2 adds complete/unresolved/bounds (1: before them).
-SCHEMA_VERSION = 2
+#: The results document's schema: 3 adds the cut generations (gpassk.cut, details[].cut/no_answer);
+#: 2 complete/unresolved/bounds (1: before them).
+SCHEMA_VERSION = 3
 
 
 class Interval(Contract):
@@ -72,6 +73,30 @@ class Interval(Contract):
     def contains(self, value: float) -> bool:
         """Whether ``value`` lies within ``[low, high]``."""
         return self.low <= value <= self.high
+
+
+class CutGenerations(Contract):
+    """``gpassk.cut``: how many generations were cut at the output limit, and how many more end without a
+    final answer (:mod:`~gpassk_opencompass.scoring.cut`), and who said so.
+
+    >>> cut = CutGenerations(generations=120, cut=30, no_answer=12, recorded=120, source="finish_reason")
+    >>> cut.share
+    0.25
+    """
+
+    generations: Count = Field(description="generations looked at (every question's n)")
+    cut: Count = Field(description="generations cut at the output limit")
+    no_answer: Count = Field(description="generations not cut that end without a final answer")
+    recorded: Count = Field(description="generations whose stop reason the tool recorded (finish_reason)")
+    source: Literal["finish_reason", "extraction", "mixed"] = Field(
+        description="finish_reason: every generation's recorded stop reason; extraction: none recorded, the "
+        "extraction's check (no final answer, the text stops mid-sentence); mixed: each where it has one"
+    )
+
+    @property
+    def share(self) -> float:
+        """The share of generations cut at the output limit (0 when there are none)."""
+        return self.cut / self.generations if self.generations else 0.0
 
 
 class GPassKBlock(Contract):
@@ -122,6 +147,9 @@ class GPassKBlock(Contract):
     bounds: Absent[dict[str, tuple[Finite, Finite]]] = Field(
         default=None, description="per metric [all unresolved wrong, all unresolved right] (incomplete results)"
     )
+    cut: Absent[CutGenerations] = Field(
+        default=None, description="generations cut at the output limit and without a final answer (schema 3)"
+    )
 
 
 class ResultsFile(Contract):
@@ -162,7 +190,8 @@ class ResultsFile(Contract):
 
     @property
     def schema_version(self) -> int:
-        """2 (this package now), 1 (before ``complete``/``unresolved``), 0 (no ``gpassk`` block)."""
+        """3 (this package now), 2 (before ``gpassk.cut``), 1 (before ``complete``/``unresolved``), 0 (no
+        ``gpassk`` block)."""
         block = self.gpassk
         return block.schema_version if block.schema_version is not None else (1 if block.model_fields_set else 0)
 
@@ -232,6 +261,11 @@ class ResultsFile(Contract):
         if self.gpassk.questions is not None and self.n is not None:
             return self.gpassk.questions * self.n
         return None
+
+    @property
+    def cut(self) -> CutGenerations | None:
+        """The cut generations of the run (``None``: not recorded, written before schema 3)."""
+        return self.gpassk.cut
 
     @property
     def bounds(self) -> dict[str, tuple[float, float]]:

@@ -201,13 +201,13 @@ def _rows(
                 texts[string] = done
         return done
 
-    for question_id, c, n, labels, unresolved, digests, verdicts in detail_rows(details):
+    for question_id, c, n, labels, counts, digests, verdicts in detail_rows(details):
         yield {
             "id": text(question_id),
             "c": c,
             "n": n,
             **{text(column): text(label) for column, label in labels.items()},
-            "unresolved": unresolved,
+            **counts,
             **digests,
             "verdicts": [records[id(verdict)] for verdict in verdicts],
         }

@@ -12,7 +12,11 @@
 * ``source_extracted``: ``score.extracted_prediction`` (None where it is empty: nothing parsed);
 * ``source_verdicts``: the main score of ``score.value`` (``main_score_name``, else its only metric, else ``acc``):
   1, ``True`` -> True; 0, ``False`` -> False; anything else (0.5, a missing metric, a status other than ``success``)
-  -> None.
+  -> None;
+* ``finish_reasons``: the model output's ``stop_reason`` from EvalScope's predictions file beside the reviews
+  (``<run>/predictions/<model>/<same name>.jsonl``, ``model_output.choices[0].stop_reason``, joined by ``index``
+  where its text is the review's ``prediction``): ``max_tokens`` when cut at the output limit
+  (:mod:`~gpassk_opencompass.scoring.cut`); absent when that file is not there.
 
 A folder (the work dir, a timestamped run in it, ``reviews/`` or ``reviews/<model>/``) must hold exactly one review
 file. Lines are read one at a time with the package's JSON limits.
@@ -87,8 +91,40 @@ def review_file(path: pathlib.Path) -> pathlib.Path:
 
 
 def files(path: pathlib.Path) -> list[pathlib.Path]:
-    """What :func:`read` reads: the one file :func:`review_file` names."""
-    return [review_file(path)]
+    """What :func:`read` reads: the one file :func:`review_file` names, and its predictions file when there."""
+    review = review_file(path)
+    predictions = predictions_file(review)
+    return [review] if predictions is None else [review, predictions]
+
+
+def predictions_file(review: pathlib.Path) -> pathlib.Path | None:
+    """EvalScope's predictions file of a review file (``<run>/predictions/<model>/<same name>``), if it is there.
+
+    >>> predictions_file(pathlib.Path("tests/data/evalscope/outputs/reviews/loopback-math/aime24_default.jsonl"))
+    PosixPath('tests/data/evalscope/outputs/predictions/loopback-math/aime24_default.jsonl')
+    """
+    if review.parent.parent.name != "reviews":
+        return None
+    candidate = review.parent.parent.parent / "predictions" / review.parent.name / review.name
+    return candidate if candidate.is_file() else None
+
+
+def _stop_reasons(path: pathlib.Path | None) -> dict[int, tuple[str, str]]:
+    """``{index: (the output's text, its stop_reason)}`` of a predictions file (empty without one)."""
+    reasons: dict[int, tuple[str, str]] = {}
+    for number, line in enumerate(read_lines(path) if path is not None else (), start=1):
+        if not line.strip():
+            continue
+        record = load_json_text(line, source=f"{path} line {number}")
+        output = record.get("model_output") if isinstance(record, dict) else None
+        choices = output.get("choices") if isinstance(output, dict) else None
+        choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+        message = choice.get("message")
+        text = message.get("content") if isinstance(message, dict) else None
+        reason, index = choice.get("stop_reason"), record.get("index") if isinstance(record, dict) else None
+        if type(index) is int and isinstance(text, str) and isinstance(reason, str):
+            reasons[index] = (text, reason)
+    return reasons
 
 
 def read(path: pathlib.Path) -> Iterator[dict]:
@@ -99,10 +135,11 @@ def read(path: pathlib.Path) -> Iterator[dict]:
             of one question with different prompts or targets, an empty file (one line naming file, line, field).
     """
     source = review_file(path)
+    stops = _stop_reasons(predictions_file(source))
     questions: dict[int, dict] = {}
     for number, line in enumerate(read_lines(source), start=1):
         if line.strip():
-            _add(questions, line, f"{source} line {number}")
+            _add(questions, line, f"{source} line {number}", stops)
     if not questions:
         raise InputError(f"{source}: no review lines (the file is empty); give the review file evalscope eval wrote")
     check_complete(
@@ -116,7 +153,7 @@ def read(path: pathlib.Path) -> Iterator[dict]:
         yield _question(question)
 
 
-def _add(questions: dict[int, dict], line: str, where: str) -> None:
+def _add(questions: dict[int, dict], line: str, where: str, stops: dict[int, tuple[str, str]]) -> None:
     review = load_json_text(line, source=where)
     sample = review.get("sample_score") if isinstance(review, dict) else None
     if not isinstance(sample, dict) or not isinstance(sample.get("score"), dict):
@@ -146,7 +183,14 @@ def _add(questions: dict[int, dict], line: str, where: str) -> None:
             f"{where}: group_id {group} generation_index {repeat} appears twice; give one run's review file, "
             "not several joined"
         )
-    question["repeats"][repeat] = (_prediction(score, where), _extracted(score, where), _score_verdict(score))
+    prediction = _prediction(score, where)
+    text, stop = stops.get(review.get("index"), (None, None))  # no such index: no stop reason
+    question["repeats"][repeat] = (
+        prediction,
+        _extracted(score, where),
+        _score_verdict(score),
+        stop if text == prediction else None,  # the same generation, or no stop reason
+    )
 
 
 def _question(question: dict) -> dict:
@@ -156,9 +200,10 @@ def _question(question: dict) -> dict:
         "id": question["id"],
         "question": text,
         "answer": answer,
-        "predictions": [prediction for prediction, _, _ in repeats],
-        "source_extracted": [extracted for _, extracted, _ in repeats],
-        "source_verdicts": [verdict for _, _, verdict in repeats],
+        "predictions": [prediction for prediction, *_ in repeats],
+        "source_extracted": [extracted for _, extracted, *_ in repeats],
+        "source_verdicts": [verdict for _, _, verdict, _ in repeats],
+        **({"finish_reasons": stops} if any(stops := [stop for *_, stop in repeats]) else {}),
     }
 
 

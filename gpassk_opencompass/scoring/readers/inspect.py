@@ -11,6 +11,9 @@
 * ``source_verdicts``: the scorer's ``value`` per epoch: ``"C"``, ``True``, ``1`` -> True; ``"I"``, ``"N"``
   (no answer, which inspect's accuracy counts as wrong), ``False``, ``0`` -> False; anything else (``"P"``
   partial, 0.5, a dict of values) -> None. With several scorers, the first one of each sample.
+* ``finish_reasons``: the model output's ``stop_reason`` per epoch (``output.stop_reason``, else its first
+  choice's): ``max_tokens`` / ``model_length`` when cut at the output limit
+  (:mod:`~gpassk_opencompass.scoring.cut`), ``stop`` when it finished.
 
 Members of a ``.eval`` are read one question at a time, never extracted to disk, each at most
 :data:`MAX_MEMBER_BYTES` and its declared size unpacked, all of them at most
@@ -267,6 +270,7 @@ def _question(entries: Iterable[tuple[str, object]]) -> dict:
     predictions: list[str] = []
     extracted: list[str | None] = []
     verdicts: list[bool | None] = []
+    stops: list[str | None] = []
     for where, sample in ordered:
         text, target = (
             _input_text(_field(sample, "input", where), where),
@@ -284,6 +288,7 @@ def _question(entries: Iterable[tuple[str, object]]) -> dict:
                 "re-run it (inspect eval-retry) before scoring"
             )
         predictions.append(_completion(_field(sample, "output", where), where))
+        stops.append(stop_reason(sample["output"]))
         score = _first_score(sample.get("scores"), where)
         answer = score.get("answer")
         extracted.append(answer if isinstance(answer, str) else None)
@@ -294,7 +299,26 @@ def _question(entries: Iterable[tuple[str, object]]) -> dict:
         question["source_extracted"] = extracted
     if any(sample.get("scores") for _, sample in ordered):
         question["source_verdicts"] = verdicts
+    if any(stop is not None for stop in stops):
+        question["finish_reasons"] = stops
     return question
+
+
+def stop_reason(output: object) -> str | None:
+    """Why the model stopped, as inspect recorded it: ``output.stop_reason``, else its first choice's.
+
+    >>> stop_reason({"choices": [{"stop_reason": "max_tokens"}]}), stop_reason({"stop_reason": "stop"})
+    ('max_tokens', 'stop')
+    >>> stop_reason({"completion": "5"}) is None
+    True
+    """
+    if not isinstance(output, dict):
+        return None
+    reason = output.get("stop_reason")
+    choices = output.get("choices")
+    if reason is None and isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        reason = choices[0].get("stop_reason")
+    return reason if isinstance(reason, str) else None
 
 
 def _field(sample: dict, name: str, where: str) -> object:
