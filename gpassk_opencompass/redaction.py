@@ -1,27 +1,10 @@
 """Secrets never printed: one redaction for every message the project prints or writes.
 
-:func:`redact` removes from a text
-
-* the API keys in use (the values of :data:`KEY_VARIABLES` in the
-  environment, and any ``extra`` secrets passed in), wherever they appear;
-* ``Bearer <token>`` (an ``Authorization`` header quoted back by a server);
-* ``sk-…``-shaped keys (OpenAI and most compatible gateways);
-* ``api_key=…``/``x-api-key: …`` assignments;
-* in URLs: the ``user:password@`` part, the value of every query (or
-  fragment: OAuth's ``#access_token=``) parameter whose name says it is a credential (``token``, ``access_token``,
-  ``api_key``, ``key``, ``sig``, ``signature``, ``secret``, ``password``,
-  ``auth``, ``credential``, ``session``, ...), and every path segment that
-  looks like a token (an unbroken run of 16+ letters and digits mixing both,
-  or of 24+ of either: a hex or base64 secret).
-
-Console messages, log records (:func:`redact_log_record`, the patch of the package's logger),
-verdict reasons, caches, results and details all pass through it.  The work
-is done by a :class:`Redactor` compiled once per set of secrets (the
-environment is read once per :func:`redact`/:func:`redact_data` call, not per
-string), which skips with one regular-expression search a text that has
-nothing that could be a secret; :func:`redact_data` redacts each distinct
-string of a document once.  Imports nothing from the package (anything may
-import it).
+:func:`redact` removes the API keys in use (:data:`KEY_VARIABLES`, and ``extra`` secrets), ``Bearer`` tokens,
+``sk-…`` keys, ``api_key=…`` assignments, and in URLs the ``user:password@`` part, credential-named query and
+fragment parameters and token-like path segments. Console messages, log records (:func:`redact_log_record`),
+verdict reasons, caches, results and details all pass through it; a :class:`Redactor` is compiled once per set
+of secrets and skips with one search a text with nothing secret-like. Imports nothing from the package.
 
 >>> redact("HTTP 400: bad header Authorization: Bearer abc.DEF-123 for http://me:pw@host:8000/v1")
 'HTTP 400: bad header Authorization: Bearer [REDACTED] for http://[REDACTED]@host:8000/v1'

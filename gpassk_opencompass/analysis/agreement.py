@@ -1,32 +1,9 @@
 """``gpassk agree``: how much two judges agree on the same generations, and where they differ.
 
-Two results files of the *same generations* judged twice (rule vs LLM judge,
-two judge models, two prompt versions), or *one* cascade results file, whose
-model verdicts record what the rule judge said first (``rule_correct``).
-
-Every generation is one item. The 2x2 table, agreement and Cohen's kappa
-(:func:`~gpassk_opencompass.uncertainty.agreement.judge_agreement`) count the
-items both judges resolved; items either left unresolved are counted per side,
-never as wrong. The metric shift recomputes every metric from each judge's
-verdicts (:func:`~gpassk_opencompass.uncertainty.agreement.metric_shift`); it
-is withheld when a side has unresolved verdicts, since it would count them as
-wrong.
-
-One cascade file: the rule judge's verdict is known for every item (it ran on
-all of them), the model's only on the items the rule judge did not confirm.
-The table is over that *selection*, the items sent on to the model; on the
-items the rule judge confirmed only one judge ran. The metric shift compares
-rule-only scoring with the cascade's scoring on all items.
-
-Two files must hold the *same generations*: every question's
-``generations_sha256`` (recorded by ``gpassk score`` and ``GPassKEvaluator``)
-must match; for files written before it, the extracted answers must (every
-judge extracts the same final answer from a generation). Two models' results
-over the same question ids are refused (``gpassk compare`` compares models);
-when neither can be checked a warning says so.
-
-Gold answers are not recorded in ``details``; the disagreeing items show the
-question id, the generation, each side's extracted answer, verdict and reason.
+Two results files of the *same generations* judged twice (checked by each question's ``generations_sha256``,
+else by the extracted answers), or one cascade file (rule verdict vs the model's on the items sent on). Every
+generation is an item; the table and kappa count what both judges resolved, the metric shift is withheld when
+a side has unresolved verdicts. See docs/uncertainty.md, "gpassk agree".
 """
 
 from __future__ import annotations

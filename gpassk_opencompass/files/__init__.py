@@ -1,27 +1,11 @@
 """The one door for every untrusted byte the package reads, and its two siblings: writing and archives.
 
-* **Regular files only**: :func:`open_regular` opens without blocking (a FIFO never hangs the open) and
-  refuses a device, FIFO, socket or folder, also behind a symlink, in one line before any read.
-* **Every read bounded before it happens**, never trusting a file's size: :func:`read_bytes_bounded` (a
-  whole file), :func:`read_lines` / :func:`read_raw_lines` (line by line, each line bounded),
-  :func:`read_head` / :func:`read_first_line` (what a format detector looks at; never raise), :func:`read_tail`
-  (the end of a log, never raises),
-  :func:`read_json_file` / :func:`load_json_text` (a JSON document: its bytes, its nesting depth and its
-  containers, :func:`check_containers`, counted before the parser builds them).
-* **Folder scans** (:func:`find_files`) never follow a directory symlink; what they list is read through
-  the door, so a FIFO or device found in a folder is refused (or skipped with a notice) unopened.
-
-Every failure is one :class:`UnreadableFile` line (an ``InputError``) naming the file (and line), never a
-``MemoryError`` or ``RecursionError`` traceback.
-
-Beside it, in this package:
-
-* :mod:`.writing` -- the write door: every file the project writes, atomically, only over a regular file,
-  and never over one of its inputs;
-* :mod:`.archives` -- zip archives and Parquet files, bounded by their total unpacked size from their own
-  metadata before anything is unpacked.
-
-Imports nothing from the package but its errors (anything may import it).
+Regular files only (:func:`open_regular`, never blocking on a FIFO), every read bounded before it happens
+(:func:`read_bytes_bounded`, :func:`read_lines`, :func:`read_head`, :func:`read_first_line`, :func:`read_tail`,
+:func:`read_json_file`, :func:`load_json_text` with :func:`check_containers`), folder scans
+(:func:`find_files`) that follow no directory symlink; every failure is one :class:`UnreadableFile` line.
+:mod:`.writing` is the write door, :mod:`.archives` bounds zip and Parquet files by their unpacked size.
+Imports nothing from the package but its errors. See docs/scoring.md, "Reading input: limits".
 
 >>> import pathlib, tempfile
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "scores.json"

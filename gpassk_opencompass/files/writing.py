@@ -1,25 +1,11 @@
-"""Every file the project writes: atomically, and never over one of its inputs.
+"""Every file the project writes (the write door): atomically, only over a regular file, never over an input.
 
-Owns the rules that every writer in the package follows (the write door):
-
-* **Atomic**: :func:`write_text_atomic` / :func:`write_bytes_atomic` / :func:`write_chunks_atomic` write a
-  temporary file in the destination's own folder, flush it to disk, then
-  ``os.replace`` it over the destination.  A crash or Ctrl-C leaves either
-  the old file or the new one, never a half-written or empty one.  A write the
-  file system refuses (disk full, file too large, permission) is one
-  :class:`~gpassk_opencompass.errors.WriteError` line (:func:`failing_write`),
-  with no temporary file left and an old file unchanged.
-* **Only over a regular file**: :func:`check_replaceable` refuses a device, a
-  FIFO, a socket, a folder or a process's descriptor (``/dev/stdout``), also
-  through a symlink; every command calls it before any work through
-  :func:`check_writable_file` / :func:`check_writable_folder`, and the writer
-  calls it again right before the rename.  A symlink to a regular file is
-  written through (its target replaced, the link kept).
-* **Inputs are sacred**: :func:`check_distinct_paths` refuses, before any
-  work, a set of paths where an output, a cache and an input are the same
-  file (also through a symlink or a relative path), :func:`check_not_input`
-  refuses an output that is one of a command's inputs, and
-  :func:`check_not_inside` refuses an output placed inside an input folder.
+:func:`write_text_atomic` / :func:`write_bytes_atomic` / :func:`write_chunks_atomic` write a temporary file
+beside the destination, flush it and ``os.replace`` it (a refused write is one
+:class:`~gpassk_opencompass.errors.WriteError` line, :func:`failing_write`); :func:`check_replaceable` refuses a
+device, FIFO, socket, folder or descriptor, before any work and again before the rename;
+:func:`check_distinct_paths`, :func:`check_not_input` and :func:`check_not_inside` keep outputs and caches off
+the inputs. See docs/scoring.md, "Writing files: only over a regular file", and docs/architecture.md, "Doors".
 
 >>> import pathlib, tempfile
 >>> folder = pathlib.Path(tempfile.mkdtemp())

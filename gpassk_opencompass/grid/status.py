@@ -1,30 +1,10 @@
 """Where every config of a generated grid stands, read from the files OpenCompass left.
 
-``gpassk grid run`` launches each config as its own ``opencompass CONFIG -w
-<work>/<config stem>``, so a config's runs are the timestamped folders of its
-own work dir::
-
-    <work>/<config stem>/<YYYYmmdd_HHMMSS>/
-        gpassk_launch_<YYYYmmdd_HHMMSS>.log    # stdout+stderr of each `opencompass` launch
-        gpassk_launch.pid                      # while a launch runs: {"host", "pid"}
-        configs/ predictions/ results/ logs/{infer,eval}/<model_abbr>/<dataset_abbr>*.out
-
-OpenCompass exits 0 when a task fails, so a config's state comes from its
-files, never from an exit code:
-
-* ``done`` -- a results file that is complete (``"complete": true`` /
-  ``"unresolved": 0``; a legacy file without those fields is complete unless
-  ``gpassk.judge_stats.unresolved > 0``);
-* ``incomplete`` -- a results file with unresolved verdicts (the judge did
-  not answer for some generations): run again to re-judge;
-* ``running`` -- a launch of this machine whose process is alive (or of
-  another machine: it cannot be checked from here), with how far it has got
-  from OpenCompass's own logs (:func:`run_progress`: batches inferred, answers
-  saved, then the judge's bar);
-* ``failed`` -- a run folder without a results file: the status names the
-  log to read (the infer log of a part without predictions, else the eval
-  log, else the launch log) and the last error line in it;
-* ``missing`` -- never launched.
+A config's runs are the timestamped folders of its own work dir (``<work>/<config stem>/<timestamp>/``, with
+``gpassk_launch_<timestamp>.log`` and, while running, ``gpassk_launch.pid``). OpenCompass exits 0 when a task
+fails, so the state comes from files: ``done`` (a complete results file), ``incomplete`` (unresolved
+verdicts), ``running`` (a live launch, with :func:`run_progress` from OpenCompass's logs), ``failed`` (no
+results: the log to read and its last error line), ``missing``. See docs/grid.md, "Status, and why it reads files".
 """
 
 from __future__ import annotations

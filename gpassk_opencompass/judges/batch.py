@@ -1,30 +1,12 @@
 """Judge a whole batch: extract, deduplicate, consult the cache, judge, fan out.
 
-:class:`BuiltinJudge` is the rule, LLM and cascade judge (one
-:class:`~gpassk_opencompass.judges.protocol.Judge`, its stages chosen by its
-kind in :mod:`~gpassk_opencompass.judges.registry`); the scoring flow calls it
-once with all M x n generations (:func:`judge_items` for a
-:class:`~gpassk_opencompass.judges.JudgeSettings`):
-
-1. extract every response's final answer (an "answer" over
-   :data:`~gpassk_opencompass.judges.extraction.MAX_ANSWER_CHARS` is refused:
-   the rule judge marks it wrong, saying so; the judge model sees the
-   response's tail);
-2. collapse identical (question, reference, answer, language) tuples -- with
-   n = 48 samples per question most answers repeat -- so each is judged once;
-3. ``rule``: math-verify on every distinct tuple; ``cascade``: the same, and
-   whatever the rule judge cannot confirm goes on to step 4 (its verdict,
-   ``False`` or ``None``, is kept as the model verdict's ``rule_correct``: one
-   cascade run is then its own rule-vs-model audit); ``llm``: step 4 for all;
-4. look each tuple up in the durable cache, ask the judge model about the
-   rest, and append each verdict to the cache the moment it arrives (when
-   the judge fails mid-run, :class:`~gpassk_opencompass.judges.llm.JudgeError`
-   says how many verdicts arrived and where they are kept);
-5. hand every item the verdict of its tuple, in input order.
-
-It is synchronous: it runs its own asyncio loop (in a helper thread when the
-calling thread already has one running), so plain scripts, OpenCompass's
-evaluator subprocess and notebooks can all call it.
+:class:`BuiltinJudge` is the rule, LLM and cascade judge (its stages chosen by kind in
+:mod:`~gpassk_opencompass.judges.registry`; :func:`judge_items` runs one from its settings). It extracts every
+final answer, judges each distinct (question, reference, answer, language) once -- the rule judge, the judge
+model through the durable cache (each verdict appended as it arrives), or the rule judge first and the model for
+what it cannot confirm (``cascade``, the rule verdict kept as ``rule_correct``) -- and hands every item its
+tuple's verdict in input order. It is synchronous: it runs its own asyncio loop (in a helper thread when one
+is running), so scripts, OpenCompass's evaluator subprocess and notebooks can all call it.
 """
 
 from __future__ import annotations

@@ -1,27 +1,10 @@
 """A durable cache of judge-model verdicts: an append-only JSONL file.
 
-Each line is one verdict, keyed by :func:`verdict_key` -- a SHA-256 of the
-judge model, the prompt version, the language, the question, the reference
-and the answer shown to the judge.  A verdict is written the moment it
-arrives (one ``write()`` of a whole line, under an exclusive ``flock``, on a
-file opened ``O_APPEND``), so a crashed or interrupted run loses nothing it
-had been told, and two processes sharing the file never interleave lines.
-
-Reading tolerates damage: a torn last line (the process died mid-write, the
-disk filled up) and any other unreadable line are skipped and counted; the
-next append starts on a fresh line.  Only resolved verdicts (``True`` or
-``False``) from complete replies are stored, so anything unresolved is asked
-again next time.  Each line records the reply's ``finish_reason``; a line
-without one (written before replies cut by the token limit were told apart)
-or with ``"length"`` is not trusted: it is skipped, counted in
-``stale_lines``, and asked again.
-
-A verdict cache is a regular file, empty or with a verdict on its first line
-(``{"key": "<sha256>", "correct": true|false, "reason": "...", ...}``):
-:func:`check_cache_file` refuses any other existing file before it is opened,
-so a mistyped ``--cache results.json`` is never appended to, and a device or a
-FIFO never opened (``files.writing.check_replaceable``). A write the disk refuses is one
-``WriteError`` line; the verdicts written before it are kept.
+One line per verdict, keyed by :func:`verdict_key` (SHA-256 of judge model, prompt version, language, question,
+reference and answer shown), written the moment it arrives (one ``write()`` under ``flock`` on an ``O_APPEND``
+file). Reading skips and counts torn or unreadable lines; only resolved verdicts from complete replies are
+stored, and a line without a ``finish_reason`` or with ``"length"`` is stale (asked again).
+:func:`check_cache_file` refuses an existing file that is not a cache before it is opened. See docs/scoring.md.
 
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "verdicts.jsonl"

@@ -1,33 +1,11 @@
 """Bounded HTTP for the LLM judge: size caps and no redirects, under the ``openai`` client.
 
-:func:`judge_http_client` builds the ``httpx2.AsyncClient`` (the HTTP library
-``openai`` is built on) handed to ``openai.AsyncOpenAI(http_client=...)``.
-Its transport, :class:`BoundedTransport`, sends each request through
-``openai.DefaultAioHttpClient`` -- openai's aiohttp-backed client, whose
-connection pool hands out a free connection in constant time (httpx's pool
-probes every idle connection's socket at each request and each reply: the
-client's CPU then grows with the concurrency, see ``docs/benchmarks.md``) --
-and holds every reply to two bounds the HTTP client alone does not give:
-
-* **a size cap**: at most :data:`MAX_REPLY_BYTES` are read off the wire *and*
-  at most that many after decompression -- it asks for ``gzip, deflate`` only,
-  reads the raw body incrementally and inflates it here, a chunk at a time
-  with an output limit, so a reply that inflates to gigabytes is refused with
-  bounded memory; ``openai`` then parses the plain body as usual;
-* **no redirects**: a 3xx is refused (:class:`RedirectRefused` names both
-  hosts) rather than followed, so results never name a host that did not
-  judge.
-
-The third bound, a total deadline per request, is the caller's
-(a deadline around each ``openai`` call, in
-:mod:`~gpassk_opencompass.judges.llm`): httpx's own timeout is per read.
-
-Both exceptions are ``httpx2.TransportError`` subclasses raised inside the
-transport, so ``openai`` raises them as ``openai.APIConnectionError`` with the
-original as ``__cause__``; :class:`TransportFault` means a retry may help. A
-connection that fails (dropped, refused, answered with something that is not
-HTTP) is a :class:`TransportFault` naming aiohttp's error: the aiohttp
-adapter would report it as a timeout, or not translate it at all.
+:func:`judge_http_client` builds the ``httpx2.AsyncClient`` handed to ``openai.AsyncOpenAI``; its
+:class:`BoundedTransport` sends through ``openai.DefaultAioHttpClient`` (a constant-time connection pool, see
+docs/benchmarks.md), reads at most :data:`MAX_REPLY_BYTES` off the wire and after its own incremental
+decompression, and refuses a 3xx (:class:`RedirectRefused`). The per-request deadline is the caller's
+(:mod:`~gpassk_opencompass.judges.llm`). Both exceptions are ``httpx2.TransportError`` s, so ``openai`` raises
+them as ``APIConnectionError``; a failed connection is a :class:`TransportFault` (a retry may help).
 """
 
 from __future__ import annotations

@@ -1,27 +1,11 @@
 """The user's own judge: any ``check_correct_fn(prediction, reference) -> bool``, as in the G-Pass@k metric card.
 
-:class:`PythonJudge` calls the function once per distinct (prediction,
-reference) pair and records it as ``python:module:function`` (``gpassk.judge``
-in the results). The function sees the raw prediction (the whole generation)
-and the reference, and its answer is taken as it is:
-
-* ``True``/``False`` is the verdict;
-* an exception, or anything but a bool, is an *unresolved* verdict
-  (``correct=None``) whose reason says what happened -- never "wrong";
-* no answer within ``timeout`` seconds (:data:`DEFAULT_TIMEOUT`) is unresolved too.
-
-It runs in worker processes (:mod:`~gpassk_opencompass.judges.workers`), in
-their main thread, so a checker built on math-verify keeps its ``signal.alarm``
-timeouts; a worker that overruns the limit on one answer is killed and
-replaced, and the run goes on. A function named ``module:function`` (or an
-entry point) is imported again by each worker; a Python function (a lambda, a
-closure) reaches its workers by ``fork``, so it needs Linux (or another
-platform with ``fork``).
-
-Its verdicts are not cached by default (like the rule judge's, they are local
-and cheap to recompute); given a verdict cache (``cache=``, ``--cache``), they
-are kept under a key of the judge's name and code, so they never mix with
-another judge's verdicts, nor with those of an edited function.
+:class:`PythonJudge` calls it once per distinct (prediction, reference) pair, recorded as
+``python:module:function``; ``True``/``False`` is the verdict, an exception, any other value or no answer within
+``timeout`` (:data:`DEFAULT_TIMEOUT`) is unresolved with the reason, never "wrong". It runs in worker processes
+(:mod:`~gpassk_opencompass.judges.workers`: a ``module:function`` is imported again, a lambda or closure reaches
+them by ``fork``); verdicts are cached only given a cache, keyed on the judge's name and code.
+See docs/scoring.md, "Your own judge".
 
 >>> from gpassk_opencompass.judges import JudgeItem
 >>> def same_letter(prediction, reference):

@@ -1,35 +1,12 @@
 """Run the rule judge (and the user's own judge) over many answers without ever hanging.
 
-math-verify bounds its work with ``signal.alarm``, which only the main thread
-of a process can use, and an alarm cannot interrupt a long computation
-inside C code.  :func:`judge_by_rule` therefore picks one of two ways:
-
-* **in-process**, when called from the main thread with a small batch
-  (``processes=None``): fastest, bounded by math-verify's alarms;
-* **worker processes** (fresh interpreters whose main thread runs
-  math-verify; unlike ``multiprocessing``'s spawn they never re-import the
-  caller's ``__main__``), for large batches, when called from any other
-  thread, or when ``processes`` is given.  The parent also watches the clock: a worker that
-  sends nothing for :func:`hard_deadline` seconds is killed, the answer it
-  was on gets ``correct=None`` with the reason, and a fresh worker takes the
-  rest.  A worker that dies (out of memory, a crash) is handled the same way.
-  The clock of a worker's first answer starts when it is ready: its start-up
-  (importing math-verify or the user's module) has a bound of its own,
-  :data:`STARTUP_SECONDS`.
-
-Each worker leads its own session and process group, and is killed with its
-whole group (``os.killpg``): at the deadline, when it dies, when the pool ends
-and when the caller stops (an exception, Ctrl-C, SIGTERM), so no process a
-judge started outlives it (one that makes itself a new session, as a daemon
-does, escapes the group; an idle worker whose parent is gone exits by itself).
-A worker's standard output is its parent's standard error: what a judge prints
-never reaches a report on stdout. A process a judge forks never returns into
-the worker's loop: it ends there (:func:`serve_with`).
-
-The pool (:func:`judge_in_workers`) serves the user judge
-(:mod:`~gpassk_opencompass.judges.user`) too: its workers import the
-function again (:func:`in_interpreter`) or are forked copies holding it
-(:func:`forked`), and its deadline is the user's ``judge_timeout``.
+math-verify's ``signal.alarm`` works only in a main thread and cannot interrupt C code, so
+:func:`judge_by_rule` judges in-process (main thread, small batch) or in worker processes (fresh interpreters,
+never re-importing the caller's ``__main__``). The parent watches the clock: a worker silent for
+:func:`hard_deadline` seconds (start-up bounded by :data:`STARTUP_SECONDS`) or dead is killed with its whole
+process group, its answer unresolved with the reason, and a fresh worker takes the rest; no process a judge
+started outlives the pool, and a worker's stdout is the parent's stderr. The same pool
+(:func:`judge_in_workers`) serves the user judge (:func:`in_interpreter`, :func:`forked`).
 
 >>> verdicts = judge_by_rule([("2", "2"), ("2", "3")], timeout=3, processes=None, progress=False)
 >>> [verdict.correct for verdict in verdicts]

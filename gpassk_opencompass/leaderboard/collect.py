@@ -1,34 +1,11 @@
 """Read finished OpenCompass runs from disk into :class:`RunResult` s.
 
-OpenCompass lays a run out as (``opencompass/cli/main.py``,
-``opencompass/tasks/openicl_eval.py``)::
-
-    <work_dir>/<YYYYmmdd_HHMMSS>/
-        configs/<YYYYmmdd_HHMMSS>_<pid>.py       # the whole config, dumped (one per launch)
-        results/<model_abbr>/<dataset_abbr>.json # what the evaluator returned
-        predictions/ logs/ summary/ ...
-
-Any directory with a ``results/`` folder is a run; the paths given may be runs
-themselves, ``-w`` work dirs holding timestamped runs, or any folder above them.
-
-The generator's ``manifest.json`` is matched to results by its exact
-``(model_abbr, dataset_abbr)``; it is found in this order:
-
-1. ``manifests`` (``--manifest``): when given, these and only these are used;
-2. every ``manifest.json`` under the paths;
-3. the ``manifest.json`` beside the config a run was launched from, as
-   ``gpassk grid run`` records it in the first line of the run's launch log
-   (``<run>/gpassk_launch_<timestamp>.log``: ``# opencompass CONFIG -w …``).
-   OpenCompass itself records no config path (it dumps the config's contents
-   to ``<run>/configs/``), so a run launched by hand has its manifest found
-   by 1 or 2 only.
-
-Runs a manifest lists whose results file exists nowhere under the paths are
-returned as :class:`MissingRun` s.
-
-Nothing here raises for a bad run: a corrupt or partial one becomes a
-:class:`Notice` and the rest are still read.  Only a path that does not exist,
-or paths holding no results at all, raise ``InputError``.
+Any folder with a ``results/`` folder is a run (``<work_dir>/<timestamp>/results/<model>/<dataset>.json``);
+the paths given may be runs, ``-w`` work dirs or any folder above them. The generator's ``manifest.json`` is
+matched by exact ``(model_abbr, dataset_abbr)``: the ``--manifest`` files only, else every ``manifest.json``
+under the paths, else the one beside the config a ``gpassk grid run`` launch log names; runs it lists without
+results are :class:`MissingRun` s. A bad run is a :class:`Notice`, never an exception; only a path that does not
+exist or paths without any results raise ``InputError``. See docs/leaderboard.md, "Inputs".
 """
 
 from __future__ import annotations

@@ -1,34 +1,12 @@
 """Names found in a saved config, resolved against an allow-list: the one door between a results folder and code.
 
-A saved config (``RUN/configs/*.py``, read as data by :mod:`.runs`) names the
-classes and functions OpenCompass builds by strings: ``type='opencompass.datasets.X'``.
-OpenCompass hands such a string to its registry (mmengine's ``Registry.get``),
-which imports *any* module for a name it does not hold, and a ``_scope_`` key
-makes it import ``<scope>.registry``. So ``pred_postprocessor=dict(type='subprocess.getoutput')``
-in a shared ``outputs/<timestamp>`` folder would run every prediction as a shell command.
-
-:func:`resolve_config_types` is the door every consumer of a saved config goes
-through before OpenCompass sees it (``gpassk rejudge`` does, on the saved
-config and again on the task config it builds).  Every ``type``, at any depth,
-is replaced by the object it names, looked up only in:
-
-* OpenCompass's own registries (:mod:`opencompass.registry`) of the kind its
-  place calls for (:data:`SLOTS`): under its registered name, or under a dotted
-  path that imports it (the defining module or a package re-exporting it);
-* the classes of that kind defined in a few packages of OpenCompass and gpassk
-  (:data:`HOMES`: OpenCompass registers few of its models, gpassk none of its
-  datasets);
-* a postprocessor (a key ending in ``postprocessor``) only in OpenCompass's
-  ``TEXT_POSTPROCESSORS`` (``dict_postprocessor``: ``DICT_POSTPROCESSORS``).
-
-Anything else -- an unknown name, a name of another kind, a value that is not
-a name, a ``_scope_`` key -- is refused in one line naming the file, the key
-path, the value and the rule, before any task is built.  Nothing is imported
-for a name: the allow-list is built from the registries' own modules and
-these packages, and a name is only looked up in it.  (The leaderboard reads
-saved configs too, for abbrs, paths and settings; it never resolves a type.)
-
-May import OpenCompass (through :mod:`opencompass.registry`).
+OpenCompass's registry imports *any* module for a ``type='...'`` string it does not hold (and
+``<scope>.registry`` for a ``_scope_``), so a shared results folder's config could run code.
+:func:`resolve_config_types`, called by every consumer of a saved config before OpenCompass sees it, replaces
+every ``type`` by the object it names, looked up only in OpenCompass's registries of the kind its place calls for
+(:data:`SLOTS`), the classes of that kind in :data:`HOMES`, and ``TEXT_POSTPROCESSORS`` /
+``DICT_POSTPROCESSORS`` for postprocessors; anything else is refused in one line naming the file, key path, value
+and rule. Nothing is imported for a name. May import OpenCompass (through :mod:`opencompass.registry`).
 """
 
 from __future__ import annotations

@@ -1,35 +1,13 @@
 """OpenCompass model classes for G-Pass@k runs (glue: imports OpenCompass).
 
-* :class:`OfflineOpenAISDK` -- OpenCompass's ``OpenAISDK`` for models you
-  serve yourself (vLLM, lmdeploy, SGLang) behind an OpenAI-compatible URL, on
-  machines without internet.  ``OpenAISDK`` loads a tokenizer at start-up
-  (tiktoken's encoding for the model name, else the Hugging Face tokenizer of
-  ``path``, else tiktoken's gpt-4 encoding), and each of those is a download;
-  offline the last one raises and the task dies.  This subclass loads nothing
-  and counts prompt tokens with :func:`~gpassk_opencompass.plugin.token_estimate.estimate_tokens`
-  (used only to clip ``max_out_len`` to ``max_seq_len``).  ``key='ENV'``
-  reads ``OPENAI_API_KEY`` at run time and falls back to the placeholder
-  ``EMPTY`` that keyless servers accept.
+* :class:`OfflineOpenAISDK` -- OpenCompass's ``OpenAISDK`` for a model served behind an OpenAI-compatible URL
+  on a machine without internet: it loads no tokenizer (each of ``OpenAISDK``'s is a download) and counts
+  prompt tokens with :func:`~gpassk_opencompass.plugin.token_estimate.estimate_tokens`; ``key='ENV'`` reads
+  ``OPENAI_API_KEY`` (else ``EMPTY``). Each replica is its own request without a ``seed``, so replicas differ.
+* :class:`TurboMindDistinctSeeds` -- lmdeploy's TurboMind model with one seed per prompt of a sampled batch
+  (:func:`~gpassk_opencompass.plugin.sampling_seeds.replica_seeds`), so replicas sharing a batch differ.
 
-  Sampling: each of the n replicas is its own request and no ``seed`` is
-  sent, so vLLM, SGLang and lmdeploy servers draw a fresh seed per request
-  and replicas differ.  (Sending one fixed ``seed`` would make them identical;
-  the config generator refuses a seed for API backends.)  The request body
-  carries ``temperature``, ``top_p`` (``openai_extra_kwargs``) and the
-  ``extra_body`` entries, which the ``openai`` client merges into the body as
-  top-level fields: the generator writes them under the names the model's
-  server reads (``repeat_penalty`` for llama.cpp, ``repetition_penalty`` for
-  vLLM / SGLang / lmdeploy; see :data:`gpassk_opencompass.grid.spec.SERVERS`).
-
-  Alternative when a local copy of the tokenizer exists: OpenCompass's own
-  ``OpenAISDK`` with ``tokenizer_path='/local/tokenizer/dir'`` and
-  ``HF_HUB_OFFLINE=1`` counts exactly and also works offline.
-
-* :class:`TurboMindDistinctSeeds` -- OpenCompass's lmdeploy TurboMind model,
-  except that a sampled batch gets one seed per prompt
-  (:func:`~gpassk_opencompass.plugin.sampling_seeds.replica_seeds`) instead of one
-  ``random_seed`` shared by the batch, which makes replicas of a prompt that
-  share a batch identical.
+Why, and the alternatives: docs/generator.md.
 """
 
 from __future__ import annotations

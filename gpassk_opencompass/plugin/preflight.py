@@ -1,25 +1,10 @@
 """Can this machine run a config?  Checked before OpenCompass starts, one line per problem.
 
-OpenCompass finds out that a model needs a GPU or a package only inside a
-task, after the config is loaded and the partitioner ran, and reports it as
-a traceback in a task log while the CLI exits 0.  This module answers the
-question up front, from the config file read **as data** (its ``models``
-list parsed with :mod:`ast`, nothing executed, nothing imported):
-
-* an in-process backend needs its package: lmdeploy for TurboMind (and
-  lmdeploy's PyTorch engine), vllm for vLLM, transformers for Hugging Face
-  models;
-* a model whose ``run_cfg.num_gpus`` is above 0, or whose backend only runs
-  on a GPU (TurboMind, vLLM), needs a CUDA GPU on the machine running the
-  tasks: checked here for the local runner; with ``--slurm``/``--dlc`` the
-  tasks run on other nodes, so only the packages are checked (the nodes
-  share this Python environment);
-* an API model (an OpenAI-compatible URL) needs neither.
-
-:func:`launch_settings` reads a launch's arguments with OpenCompass's own
-command-line parser, so ``gpassk grid run`` knows what an extra argument
-would change (a partition that reaches ``srun``'s shell, another work dir)
-and which arguments OpenCompass would refuse, before anything starts.
+OpenCompass finds a missing GPU or package only inside a task (a traceback in a log, exit 0). This module
+reads the config **as data** (its ``models`` parsed with :mod:`ast`, nothing executed): an in-process backend
+needs its package (lmdeploy, vllm, transformers), a model with ``num_gpus`` > 0 or a GPU-only backend needs a
+CUDA GPU under the local runner (``--slurm``/``--dlc``: packages only), an API model needs neither.
+:func:`launch_settings` reads a launch's arguments with OpenCompass's own parser. See docs/grid.md, "Preflight".
 
 >>> models = models_from_source('''
 ... from gpassk_opencompass.plugin.models import TurboMindDistinctSeeds

@@ -1,26 +1,9 @@
 """Leaderboard → one self-contained HTML page (a Jinja2 template, autoescaped). Pure.
 
-The markup lives in ``templates/leaderboard.html.j2`` (with ``leaderboard.css`` and
-``leaderboard.js`` included inline); this module turns the :class:`Leaderboard` into
-the plain view the template shows (texts already formatted, by the same helpers as
-the Markdown), and the charts come from :mod:`gpassk_opencompass.render.plots`,
-the one chart code, as inline SVG.  Every string from results or configs is escaped
-by the template; matplotlib's SVG is the only markup inserted as is.
-
-No CDN, font, image or fetch: the page works offline and from ``file://``.  The
-script only adds the benchmark switcher, column sorting and highlighting a model's
-line when its row is hovered; without JavaScript every benchmark is shown one after
-another.
-
-After the metrics, each row says what it measured: ``Cut`` (the share of generations cut at the output
-limit, flagged over 5 %) and ``Measured`` (questions, n, judge and protocol); a row with a warning has a ``‡``
-after what it measured and the warning under the table.
-
-Rank columns and "order not significant" marks are shown when the rows carry
-``rank`` / ``rank_interval`` / ``order_uncertain`` and the leaderboard a ``ranking``;
-interval bars on the τ-curve when the rows carry ``curve_intervals``.
-
-Needs the ``plots`` extra (matplotlib, jinja2).
+The markup is ``templates/leaderboard.html.j2`` (CSS and script inline); this module turns the
+:class:`Leaderboard` into the plain view it shows, texts formatted by the Markdown's helpers and charts from
+:mod:`gpassk_opencompass.render.plots` as inline SVG (the only markup inserted as is). No CDN, font or fetch:
+it works offline and from ``file://``. Needs the ``plots`` extra. What it shows: docs/leaderboard-page.md.
 
 >>> from gpassk_opencompass.leaderboard.records import BenchmarkTable, Cell, Leaderboard, Row
 >>> from gpassk_opencompass.leaderboard.table import leaderboard_columns

@@ -1,21 +1,10 @@
 """Whether a results document can be believed: its values in range and reproduced by its own details.
 
-:func:`results_problems` is what :func:`~gpassk_opencompass.scoring.results_io.read_results`
-records as :attr:`~gpassk_opencompass.scoring.results.ResultsFile.problems`: one
-sentence per kind of problem, empty for a document as this package writes it.
-A hand-edited (or corrupted) file is flagged, never silently believed:
-
-* a percentage (accuracy, G-Pass@k_tau, mG-Pass@k, per subset too; a bootstrap
-  interval's ends; ``gpassk.bounds``) that is NaN, infinite or outside [0, 100];
-* impossible per-question counts: ``n`` < 1, ``c > n``, ``c + unresolved > n``, ``cut + no_answer > n``;
-* a document that contradicts itself: ``complete: true`` (or a recorded ``unresolved``) against the unresolved
-  verdicts of its details, ``gpassk.n`` or ``gpassk.questions`` against the details, an interval (bootstrap,
-  Bayesian, ``bounds``) whose low end is above its high end, a k above n, cut generations (``gpassk.cut``)
-  that cannot be (more than its generations, a source its recorded count denies) or that its details do not sum to;
-* a metric that its per-question ``details`` do not reproduce: each recorded
-  metric key is recomputed from the ``(c, n)`` of every question (and its subset
-  labels) with :mod:`~gpassk_opencompass.metrics` and must match within
-  :data:`TOLERANCE` points.
+:func:`results_problems` (recorded by :func:`~gpassk_opencompass.scoring.results_io.read_results` as
+:attr:`~gpassk_opencompass.scoring.results.ResultsFile.problems`) gives one sentence per kind of problem: a
+percentage out of [0, 100] or not finite, impossible per-question counts, a document contradicting itself
+(completeness, n, questions, interval ends, k > n, cut generations), or a metric its per-question ``details``
+do not reproduce within :data:`TOLERANCE` points. Empty for a document as this package writes it.
 
 >>> details = [{"id": "q1", "c": 1, "n": 2}, {"id": "q2", "c": 2, "n": 2}]
 >>> from gpassk_opencompass.scoring.results_io import read_results

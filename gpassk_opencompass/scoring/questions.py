@@ -1,24 +1,10 @@
 r"""A question and its generations, and the one parse that makes one from a record.
 
-``gpassk score``'s own input, the generations JSONL, has one question per line::
-
-    {"id": "AMC-12", "question": "...", "answer": "\\frac{1}{2}",
-     "predictions": ["... \\boxed{1/2}", "... \\boxed{0.5}", ...], "language": "en"}
-
-``language`` is optional (``en`` by default) and selects the judge prompt;
-:func:`judge_language` is the one place that reads it (``en``/``cn``, also
-``zh``, ``english``, ``chinese``). ``source_extracted`` and ``source_verdicts``
-(optional) carry, per prediction, what the tool that made the samples extracted
-and its verdict; ``finish_reasons`` (optional), why each generation stopped as the
-tool recorded it (a server's ``finish_reason``: ``"length"`` when cut at the
-output limit).
-
-:func:`parse_generations` turns such records into :class:`Question` values:
-the lines of that file (text), the records another tool's reader builds
-(:mod:`~gpassk_opencompass.scoring.readers`) and the mappings given to
-:func:`~gpassk_opencompass.scoring.flow.score` alike, each checked once by
-:func:`question_from`; a mistake is one :class:`~gpassk_opencompass.errors.InputError`
-line naming the record (``gens.jsonl line 3: ...``).
+A record is ``{"id", "question", "answer", "predictions", "language"?}`` plus optional per-prediction
+``source_extracted``, ``source_verdicts`` and ``finish_reasons`` (docs/scoring.md). :func:`parse_generations`
+turns the lines of a generations file, a reader's records and :func:`~gpassk_opencompass.scoring.flow.score`'s
+mappings alike into :class:`Question` values, each checked once by :func:`question_from` (a mistake is one
+:class:`~gpassk_opencompass.errors.InputError` line naming the record); :func:`judge_language` reads ``language``.
 
 >>> lines = ['{"id": "q1", "question": "1+1?", "answer": "2", "predictions": ["2", "3"]}',
 ...          '', {"id": "q2", "question": "2+2?", "answer": "4", "predictions": ["4", "4"], "language": "zh"}]

@@ -1,40 +1,10 @@
 r"""Two judges on the same generations: agreement, Cohen's kappa, the 2x2 table, metric shifts.
 
-Verdicts are aligned arrays of any shape (typically questions x generations)
-holding ``True`` (correct), ``False`` (wrong) or ``None`` / ``NaN``
-(unresolved: the judge gave no verdict). Only items both judges resolved
-enter the table and kappa; the unresolved ones are counted per side.
-
-With the 2x2 table :math:`n_{ij}` (rows: judge A says correct / wrong;
-columns: judge B), :math:`N = \sum n_{ij}`, row and column margins
-:math:`r_i, c_j`:
-
-* observed agreement :math:`p_o = (n_{11} + n_{00}) / N`;
-* chance agreement :math:`p_e = (r_1 c_1 + r_0 c_0) / N^2`;
-* Cohen's kappa :math:`\kappa = (p_o - p_e) / (1 - p_e)`, computed from the
-  integer counts as :math:`(N(n_{11}+n_{00}) - (r_1c_1 + r_0c_0)) / (N^2 - (r_1c_1 + r_0c_0))`.
-
-Edge cases, stated: if both judges give *every* item the same single verdict
-(:math:`p_e = 1`), kappa is 0/0 and is reported as ``None`` (agreement is then
-1.0); if only one judge is constant, :math:`p_o = p_e` and kappa is 0 (the
-constant judge carries no information beyond chance), which is also what
-scikit-learn's ``cohen_kappa_score`` returns. With no item resolved by both,
-agreement and kappa are ``None``.
-
-Standard error: the large-sample (delta-method) variance of Fleiss, Cohen &
-Everitt (1969, *Psychological Bulletin* 72:323),
-
-.. math::
-    \widehat{\mathrm{Var}}(\hat\kappa) = \frac{
-        \sum_i p_{ii}\,[1 - (p_{i\cdot} + p_{\cdot i})(1 - \hat\kappa)]^2
-        + (1 - \hat\kappa)^2 \sum_{i \ne j} p_{ij}\,(p_{\cdot i} + p_{j\cdot})^2
-        - [\hat\kappa - p_e(1 - \hat\kappa)]^2}{N (1 - p_e)^2},
-
-and the Wald interval :math:`\hat\kappa \pm z_{(1+ci)/2}\,\mathrm{SE}`, clipped
-to ``[-1, 1]``. Generations of one question are treated as independent items
-here; they are not (they share a question), so for a question-level interval
-resample questions instead. The Wald interval is a rough guide when ``N`` is
-small or kappa is near 1.
+Verdicts are aligned arrays (questions x generations) of ``True``/``False``/``None``-or-``NaN`` (unresolved);
+only items both judges resolved enter the table and kappa. Kappa is computed from the integer counts (``None``
+when both judges are constant, 0 when one is), its standard error is Fleiss, Cohen & Everitt's (1969) delta
+method with a Wald interval clipped to [-1, 1], generations taken as independent items. The formulas and edge
+cases: docs/uncertainty.md, "Judge agreement".
 """
 
 from __future__ import annotations

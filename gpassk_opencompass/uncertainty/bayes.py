@@ -1,47 +1,11 @@
 r"""Bayesian credible intervals for G-Pass@k_tau and mG-Pass@k (Beta-Binomial posterior per question).
 
-The model. Question :math:`i` has an unknown probability :math:`p_i` that one
-generation is correct. With a :math:`\mathrm{Beta}(\alpha_0, \beta_0)` prior and
-:math:`c_i` correct out of :math:`n_i` resolved generations, the posterior is
-:math:`p_i \sim \mathrm{Beta}(a_i, b_i)`, :math:`a_i = \alpha_0 + c_i`,
-:math:`b_i = \beta_0 + n_i - c_i`, independently across questions.
-
-The quantity. The latent G-Pass@k_tau of a question is the probability that at
-least :math:`m = \max(\lceil \tau k \rceil, 1)` of ``k`` fresh generations are
-correct, :math:`\theta_i = P(\mathrm{Bin}(k, p_i) \ge m)`, and the latent mG-Pass@k is
-:math:`\frac{2}{k} E[\max(\mathrm{Bin}(k, p_i) - \lceil k/2 \rceil, 0)]`. This is exactly
-what the hypergeometric estimator of :mod:`gpassk_opencompass.metrics` estimates
-without bias (:math:`E_{c \sim \mathrm{Bin}(n,p)}[\text{G-Pass}(n, c, k, \tau)] = \theta(p)`),
-so the point estimate and the posterior describe the same number. The benchmark
-quantity is :math:`\bar\theta = \frac{1}{M}\sum_i \theta_i` (reported x 100).
-
-Both metrics are a per-count score :math:`v_j` (``j`` correct among ``k``) averaged
-over :math:`J \sim \mathrm{Bin}(k, p)`: :math:`v_j = [j \ge m]` for G-Pass@k_tau and
-:math:`v_j = \frac{2}{k}\max(j - \lceil k/2 \rceil, 0)` for mG-Pass@k.
-
-Exact posterior moments (no sampling):
-
-* mean: averaging :math:`\mathrm{Bin}(k, p)` over :math:`p \sim \mathrm{Beta}(a, b)` gives
-  the Beta-Binomial, so :math:`E[\theta] = \sum_j v_j\, \mathrm{BetaBin}(j; k, a, b)`;
-* second moment: :math:`\theta(p)^2 = E[v(J_1) v(J_2) \mid p]` for two independent
-  :math:`J_1, J_2 \sim \mathrm{Bin}(k, p)`; their sum is :math:`T \sim \mathrm{Bin}(2k, p)`
-  and :math:`J_1 \mid T = t` is Hypergeometric(2k, t, k) whatever ``p`` is, so
-  :math:`\mathrm{Var}[\theta] = \sum_t \mathrm{BetaBin}(t; 2k, a, b) \sum_j
-  u_j u_{t-j} \mathrm{Hyp}(j; 2k, t, k)` with the centred scores :math:`u = v - E[\theta]`
-  (centring keeps tiny variances accurate);
-* the benchmark: :math:`E[\bar\theta]` is the mean of the per-question means and
-  :math:`\mathrm{Var}[\bar\theta] = \sum_i \mathrm{Var}[\theta_i] / M^2` (independent questions).
-
-The credible interval is built from these exact moments by one of two stated
-approximations: ``method="normal"`` (mean +- z std, clipped to [0, 100]; what
-scorio's ``*_ci`` functions do) or ``method="beta"`` (the central interval of the
-Beta distribution on [0, 1] with the same mean and variance; it respects the
-bounds and the skew near 0 and 1). Both are checked against the quantiles of a
-Monte-Carlo posterior sample in the tests.
-
-Unresolved verdicts (None/NaN) are left out of a question's ``n_i`` (ignorable
-missingness); a question with none resolved keeps the prior. Since the latent
-quantity is defined for any ``k``, ``k`` may exceed ``n_i`` here.
+Question :math:`i` has :math:`p_i \sim \mathrm{Beta}(\alpha_0 + c_i, \beta_0 + n_i - c_i)`; the latent metric
+:math:`\theta_i = P(\mathrm{Bin}(k, p_i) \ge \max(\lceil \tau k \rceil, 1))` (what the hypergeometric estimator
+of :mod:`gpassk_opencompass.metrics` estimates without bias) has exact posterior moments (Beta-Binomial mean,
+hypergeometric split of :math:`\mathrm{Bin}(2k, p)` for the variance), and the interval is ``normal`` (mean +- z
+std, clipped) or ``beta`` (moment-matched). Unresolved verdicts are left out of :math:`n_i`; ``k`` may exceed
+:math:`n_i`. The model, the derivation and its validation: docs/uncertainty.md, "Bayesian intervals".
 """
 
 from __future__ import annotations

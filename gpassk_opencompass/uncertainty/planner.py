@@ -1,31 +1,10 @@
 r"""Sample-size planning: the interval half-width to expect at n generations, and the smallest n for a target.
 
-The model. The benchmark estimate at ``n`` generations per question is
-:math:`\hat G = \frac1M \sum_i G(n, c_i, k, \tau)` with :math:`c_i \sim \mathrm{Bin}(n, p_i)`
-independently, ``G`` the exact hypergeometric estimator of
-:mod:`gpassk_opencompass.metrics` (unbiased for :math:`\theta_i = P(\mathrm{Bin}(k, p_i) \ge m)`,
-or the mG-Pass@k analogue). Its variance has two parts:
-
-* within questions (generation noise), exact by summing over ``c = 0..n`` with
-  binomial weights: :math:`V_i(n) = \sum_c \binom{n}{c} p_i^c (1-p_i)^{n-c}\,(G(n,c) - \theta_i)^2`;
-* between questions, when the M questions are regarded as a sample from a
-  population (what the bootstrap over questions measures): the population is
-  the pilot's questions, so this part is :math:`\sigma^2_\theta = \frac1{M_0}\sum_i (\theta_i - \bar\theta)^2`
-  (divisor :math:`M_0`, the pilot's question count: resampling the pilot's questions with
-  replacement).
-
-With :math:`M` planned questions, :math:`\mathrm{Var}[\hat G] = (\overline{V(n)} + \sigma^2_\theta)/M`
-(drop :math:`\sigma^2_\theta` for a fixed question set), and the planned half-width of
-a ``level`` interval is :math:`z_{(1+\text{level})/2}\sqrt{\mathrm{Var}[\hat G]}`, x 100
-(percentage points, like every reported metric). :math:`V_i(n)` is
-non-increasing in ``n`` (``G`` is a U-statistic of the generations), which
-:func:`smallest_n` relies on; it falls like ``1/n`` for large ``n``.
-
-The ``p_i``. From a pilot with :math:`c_i` of :math:`n_i` correct,
-:func:`pilot_probabilities` gives the posterior mean :math:`(c_i + \alpha_0)/(n_i + \alpha_0 + \beta_0)`
-under a Beta prior (default uniform): the raw :math:`c_i/n_i` puts questions the pilot
-got all right or all wrong at zero generation noise for every n, which
-understates the width. Pass ``prior=None`` for the raw fractions.
+:math:`\mathrm{Var}[\hat G] = (\overline{V(n)} + \sigma^2_\theta)/M`: the within-question variance of the exact
+estimator, summed over ``c = 0..n`` with binomial weights (non-increasing in ``n``, which :func:`smallest_n`
+relies on), plus the spread of the pilot's latent values (dropped for a fixed question set); the half-width is
+:math:`z\sqrt{\mathrm{Var}}` x 100. :func:`pilot_probabilities` takes the Beta posterior mean of each pilot
+question (``prior=None``: the raw fractions). The model: docs/uncertainty.md, "Sample-size planner".
 """
 
 from __future__ import annotations

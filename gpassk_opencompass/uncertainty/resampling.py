@@ -1,28 +1,11 @@
 r"""The two resampling tests of paired data: the sign-flip permutation test and the bootstrap over questions.
 
-Both take per-question differences (or values) of metrics in [0, 1], questions x columns, and share their
-seeded random generator and the size of a chunk of random draws.
-
-* **paired sign-flip permutation p-value** (two-sided, :func:`sign_flip_test`) for
-  :math:`H_0`: within each question, the labels A and B are exchangeable. Then
-  :math:`\bar d` has the distribution of :math:`\frac{1}{M}\sum_i s_i d_i` with
-  independent random signs :math:`s_i = \pm 1`, and
-  :math:`p = P(|\sum_i s_i d_i| \ge |\sum_i d_i|)`. Questions with
-  :math:`d_i = 0` do not move the sum, so only the ``m`` questions with
-  :math:`d_i \ne 0` are flipped: with ``m <= exact_max`` all :math:`2^m` sign
-  vectors are enumerated (meet in the middle: :math:`2 \cdot 2^{m/2}` partial
-  sums, so ``m = 30`` costs two arrays of 32768), otherwise ``n_perm`` seeded
-  random sign vectors give :math:`p = (1 + b) / (1 + n_\text{perm})` where ``b``
-  counts the random sums at least as extreme (the +1 correction keeps the
-  Monte Carlo test valid: :math:`P(p \le \alpha) \le \alpha`). "At least as
-  extreme" allows a relative tolerance of 1e-9 so that floating-point rounding
-  never turns a tie into a miss (ties count against the difference), and
-  per-question differences within 1e-12 of 0 are exact ties (:func:`snap_ties`; the metric
-  values are exact to about 1e-14; pass@3 at 2/4 and at 3/4 correct are both 1
-  but one comes out as 1 - 1e-16), so they are neither flipped nor counted
-  as differing questions.
-* **bootstrap over questions** (:func:`bootstrap_means`): the questions resampled with replacement, jointly
-  for every column (the same questions for A and B, or for every model).
+Both take per-question differences (or values) in [0, 1], questions x columns, with one seeded generator.
+:func:`sign_flip_test` is the two-sided paired sign-flip p-value, exact over all :math:`2^m` sign vectors of
+the ``m`` non-tied questions when ``m <= exact_max`` (meet in the middle), else :math:`(1 + b)/(1 + n_\text{perm})`
+from seeded random signs; ties within 1e-12 are snapped (:func:`snap_ties`) and "as extreme" has a 1e-9
+relative tolerance. :func:`bootstrap_means` resamples questions jointly for every column.
+See docs/uncertainty.md, "Paired comparison of two runs".
 
 >>> sign_flip_test([0.5, -0.25, 0.5, 0.25])  # 6 of the 16 sign vectors reach |sum| >= 1
 SignFlipTest(mean=0.25, p_value=0.375, test='exact', permutations=16, nonzero=4)

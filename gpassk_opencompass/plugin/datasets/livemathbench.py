@@ -1,19 +1,9 @@
-"""LiveMathBench for OpenCompass, with its structure kept in real columns.
+"""LiveMathBench for OpenCompass, with its structure (``split``, ``language``, ``question_type``, ``version``,
+a stable ``question_id``) kept in real columns.
 
-Each row carries ``split`` (CNMO, CCEE, AMC, WLPMC, hard, all), ``language``
-(cn, en), ``question_type`` and ``version`` as columns, plus a stable
-``question_id``, so per-split results never depend on splitting an abbr.
-
-Data are found the OpenCompass way: ``DATASET_SOURCE=HF`` reads the gated
-Hugging Face dataset ``opencompass/LiveMathBench`` (subset
-``v{version}_{split}_{language}``); otherwise the files
-``$COMPASS_DATA_CACHE/data/LiveMathBench/{version}/{split}_{language}.jsonl``
-(one JSON object per line with ``question``, ``answer``, ``question_type``).
-Missing files are an error listing them; nothing is downloaded.
-
-Prompts are OpenCompass's own LiveMathBench prompts (so scores stay comparable
-with the published leaderboard); ``cot=False`` drops the "reason step by
-step" clause exactly as OpenCompass does.
+Data are found the OpenCompass way (``DATASET_SOURCE=HF``: the gated Hub dataset, subset
+``v{version}_{split}_{language}``; else ``$COMPASS_DATA_CACHE/data/LiveMathBench/{version}/{split}_{language}.jsonl``);
+nothing is downloaded. Prompts are OpenCompass's own (``cot=False`` drops the step-by-step clause as it does).
 
 >>> print(build_prompt("1+1=?", "en", cot=True))
 Here is a math question, please reasoning step by step, and put your answer in \\boxed{}.

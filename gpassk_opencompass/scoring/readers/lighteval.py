@@ -1,24 +1,11 @@
 """Read lighteval details (``lighteval ... --save-details``) as gpassk generations.
 
-lighteval writes ``OUTPUT/details/<model>/<time>/details_<task>|<fewshot>_<time>.parquet``: one row per
-question (``doc``) with three struct columns, ``doc`` (its ``Doc``: ``query``, ``choices``, ``gold_index``,
-``id``, ``specific``, ...), ``model_response`` (its ``ModelResponse``: ``text``, the n generations a task's
-``sample_params`` ``n`` asked for) and ``metric`` (lighteval's per-question values, e.g. ``avg@n:n=4``,
-``pass@k:k=1&n=4``, ``math_g-pass@2_1.0``). Mapping, one record per row:
-
-* ``id``: ``doc.id`` when set, else the row's position;
-* ``question``: ``doc.original_query`` when set, else ``doc.query`` (the prompt);
-* ``answer``: ``doc.choices[doc.gold_index]`` (the gold of a generative task);
-* ``predictions``: ``model_response.text``;
-* ``source_extracted``: ``doc.specific.extracted_predictions`` only when it holds one answer per
-  generation (the math metrics store one per metric call, not per generation);
-* no ``source_verdicts``: lighteval keeps per-question aggregates only (``avg@n`` is the mean of the n
-  verdicts, not which ones), so score with our judges and compare counts with ``avg@n``.
-
-A folder is searched for ``details_*.parquet`` down to ``details/<org>/<model>/<time>/``; it must hold
-exactly one. The file is read in row batches of the two columns it needs, at most :data:`MAX_ROWS` rows, and
-only when its footer says they unpack to at most :data:`~gpassk_opencompass.files.archives.MAX_UNPACKED_BYTES`
-(:func:`~gpassk_opencompass.files.archives.open_parquet`).
+One row of ``details_<task>|<fewshot>_<time>.parquet`` per question: ``doc.id`` (else the position) -> id,
+``doc.original_query`` (else ``doc.query``) -> question, ``doc.choices[doc.gold_index]`` -> answer,
+``model_response.text`` -> predictions, ``doc.specific.extracted_predictions`` -> source_extracted when it holds
+one answer per generation; no source_verdicts (lighteval keeps per-question aggregates only). A folder must hold
+exactly one ``details_*.parquet``; the file is read in row batches of two columns, at most :data:`MAX_ROWS`
+rows, bounded by its footer (:func:`~gpassk_opencompass.files.archives.open_parquet`). See docs/scoring.md.
 
 >>> import pathlib, tempfile
 >>> import pyarrow as pa, pyarrow.parquet as pq

@@ -1,28 +1,10 @@
 """Read lm-evaluation-harness samples (``lm_eval run ... --log_samples``) as gpassk generations.
 
-lm-eval writes ``OUTPUT/<model>/samples_<task>_<time>.jsonl``: one line per question **per filter**
-of the task's ``filter_list``. With ``repeats: n`` in the task, every line carries all n raw
-generations in ``resps`` (``[[r1, ..., rn]]``, the same on each line of a question) and the filter's
-output in ``filtered_resps``: ``[answer]`` when the filter ends in ``take_first`` or
-``majority_vote`` + ``take_first``, ``[[a1, ..., an]]`` when it keeps one extracted answer per
-generation. The per-sample metric (e.g. ``exact_match``) is lm-eval's verdict on *that* output: on the
-first generation only, on the majority answer, or (keeping all n) the mean over the n generations.
-
-Mapping, one record per ``doc_id``:
-
-* ``id``: ``str(doc_id)`` (the question's position in the task's split);
-* ``question``: the ``doc``'s ``question``/``problem``/``Question``/``Problem``/``input``/``query``
-  field, else the prompt lm-eval sent (``arguments``);
-* ``answer``: ``target`` (what lm-eval compares with; a number is written as text);
-* ``predictions``: the n raw ``resps``;
-* ``source_extracted``: the ``filtered_resps`` of the first filter (file order) that keeps one answer
-  per generation, when there is one;
-* ``source_verdicts``: per generation, only from such a filter's ``exact_match``: lm-eval stores only
-  the mean, so the verdicts are "extracted answer == target" where that reproduces lm-eval's mean
-  exactly (lm-eval's optional normalisations only add matches, so equal counts mean the same
-  generations), else ``None`` for each generation of that question. Omitted when no filter keeps all n.
-
-A folder is searched for ``samples_*.jsonl`` (in it and in its model subfolders); it must hold exactly one.
+lm-eval writes ``samples_<task>_<time>.jsonl``, one line per question **per filter**; the lines are joined by
+``doc_id``: ``resps[0]`` -> predictions, ``target`` -> answer, the ``filtered_resps`` of the first filter that
+keeps one answer per generation -> source_extracted, and per-generation source_verdicts only where
+"extracted == target" reproduces that filter's ``exact_match`` mean exactly (else ``None``). A folder must
+hold exactly one ``samples_*.jsonl``. The mapping and lm-eval's quirks: docs/scoring.md, "lm-eval".
 
 >>> import json, pathlib, tempfile
 >>> line = {"doc_id": 0, "doc": {"question": "1+1?"}, "target": "2", "resps": [["so 2", "so 3"]]}

@@ -1,32 +1,11 @@
 """An OpenCompass run's predictions, with OpenCompass's own per-sample verdicts where its run kept them.
 
-OpenCompass writes one JSON object per model x dataset, ``predictions/<model>/<dataset>.json``:
-``{"0": {"origin_prompt": ..., "prediction": ..., "gold": ...}, "1": ...}``, split into ``<dataset>_0.json``,
-``<dataset>_1.json``... parts when the dataset is partitioned (:func:`prediction_parts`), rows numbered from 0
-in each part and read by OpenCompass in part order. For G-Pass@k a dataset is repeated n times
-(``concatenate_datasets([dataset] * n)``): row ``r`` of the run is replica ``r // Q`` of question ``r % Q``
-(Q questions).
-
-Its eval step writes ``results/<model>/<dataset>.json``; with ``--dump-eval-details`` and one of OpenCompass's
-own evaluators (LiveMathBenchEvaluator, MATHVerifyEvaluator, CascadeEvaluator...) that file's ``details`` hold
-one entry per question, ``example_abbr`` = ``<dataset>_<question index>``, with one value per replica (in
-replica order) of each key the evaluator wrote: the verdict is ``correct``, else ``is_correct``, else
-``cascade_correct``, as OpenCompass's ``BaseEvaluator.evaluate`` counts it.
-
-Mapped as:
-
-* without those verdicts: the rows grouped by (``origin_prompt``, ``gold``) in order of first appearance ->
-  one question, ``<dataset>/<i>`` (i counted from 0) -> id;
-* with them: question ``i`` of ``example_abbr`` -> id ``<dataset>/<i>``, its predictions the rows
-  ``i``, ``Q + i``, ... ``(n - 1) Q + i`` (OpenCompass's own numbering, checked against the rows' prompts and
-  gold answers), each replica's verdict -> source_verdicts (``None`` where it has none), a ``pred`` that
-  differs from the generation (an answer the evaluator extracted, e.g. math-verify's parse) ->
-  source_extracted;
-* ``origin_prompt`` -> question (a chat prompt's turns joined); ``gold`` -> answer; each row's
-  ``prediction`` (a list when the model returned several) -> predictions.
-
-``gpassk score`` takes the predictions file (or a part of it) or the results file. A run made with
-``GPassKEvaluator`` is judged again in place with ``gpassk rejudge`` instead.
+``predictions/<model>/<dataset>.json`` (or its ``_0``, ``_1``... parts, :func:`prediction_parts`) holds the
+n-times repeated dataset: row ``r`` is replica ``r // Q`` of question ``r % Q``. Without verdicts the rows are
+grouped by (``origin_prompt``, ``gold``); with ``--dump-eval-details`` and OpenCompass's own evaluator, the
+results file's ``details`` give per question (``example_abbr``) one verdict per replica (``correct``, else
+``is_correct``, else ``cascade_correct``) -> source_verdicts, a ``pred`` other than the generation ->
+source_extracted, the rows checked against prompts and gold. The mapping: docs/scoring.md, "opencompass".
 """
 
 from __future__ import annotations
