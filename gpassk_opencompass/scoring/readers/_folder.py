@@ -1,36 +1,53 @@
-"""What several readers share (not a reader itself): the one dump file of a tool's output folder, a gold answer."""
+"""What several readers share (not a reader itself): finding a tool's dump file (or the one in its output folder), a
+gold answer."""
 
 from __future__ import annotations
 
 import pathlib
+from collections.abc import Callable
 
 from gpassk_opencompass.errors import InputError
 
+#: The files of a tool's output folder that may be its dump file, sorted.
+Finder = Callable[[pathlib.Path], list[pathlib.Path]]
+
+
+def detect_dump(
+    path: pathlib.Path, looks_like: Callable[[pathlib.Path], bool], files_in: Finder, suffix: str = ""
+) -> bool:
+    """Whether ``path`` is a tool's dump file (``looks_like``; a ``suffix`` file), or a folder holding one; never raises.
+
+    >>> detect_dump(pathlib.Path("no-such.jsonl"), lambda file: True, list, ".parquet")
+    False
+    """
+    try:
+        if path.is_dir():
+            return any(looks_like(file) for file in files_in(path))
+        return path.suffix == (suffix or path.suffix) and looks_like(path)
+    except OSError:
+        return False
+
 
 def only_file(
-    folder: pathlib.Path, found: list[pathlib.Path], kind: str, pattern: str, fix: str, per: str = "task and run"
+    path: pathlib.Path, files_in: Finder, kind: str, pattern: str, fix: str, per: str = "task and run"
 ) -> pathlib.Path:
-    """The one file of ``found`` (the ``pattern`` files of ``folder``), else one line listing them.
+    """``path`` itself, or the one file ``files_in`` finds in a folder ``path``; none or several is one
+    :class:`~gpassk_opencompass.errors.InputError` line naming the ``kind`` of file, its ``pattern``, the ``fix``
+    and what one file stands for (``per``, e.g. "task and run").
 
-    Args:
-        folder: the output folder the user gave.
-        found: the files matching ``pattern`` in it and its subfolders, sorted.
-        kind: what one file is, e.g. ``"lm-eval samples file"``.
-        pattern: the file name pattern, e.g. ``"samples_*.jsonl"``.
-        fix: how to get one when there is none, e.g. ``"run lm_eval with --log_samples"``.
-        per: what one file stands for, in the message for several ("one per task and run").
-
-    Raises:
-        InputError: no such file, or several (one per task and run).
-
-    >>> only_file(pathlib.Path("out"), [pathlib.Path("out/a/s_1.jsonl")], "samples file", "s_*.jsonl", "run it")
-    PosixPath('out/a/s_1.jsonl')
+    >>> import tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> only_file(folder, lambda _: [folder / "a/s_1.jsonl"], "samples file", "s_*.jsonl", "run it").name
+    's_1.jsonl'
     """
+    if not path.is_dir():
+        return path
+    found = files_in(path)
     if not found:
-        raise InputError(f"{folder}: no {kind} ({pattern}) in it or its subfolders; {fix}")
+        raise InputError(f"{path}: no {kind} ({pattern}) in it or its subfolders; {fix}")
     if len(found) > 1:
-        listed = ", ".join(str(file.relative_to(folder)) for file in found[:5]) + (", ..." if len(found) > 5 else "")
-        raise InputError(f"{folder}: {len(found)} {kind}s (one per {per}): {listed}; give the one to score")
+        listed = ", ".join(str(file.relative_to(path)) for file in found[:5]) + (", ..." if len(found) > 5 else "")
+        raise InputError(f"{path}: {len(found)} {kind}s (one per {per}): {listed}; give the one to score")
     return found[0]
 
 

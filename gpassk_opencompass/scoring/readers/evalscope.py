@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import find_files, load_json_text, read_lines
 from gpassk_opencompass.scoring.readers._complete import check_complete
-from gpassk_opencompass.scoring.readers._folder import gold_answer, only_file
+from gpassk_opencompass.scoring.readers._folder import detect_dump, gold_answer, only_file
 from gpassk_opencompass.scoring.readers.inspect import content_text
 from gpassk_opencompass.scoring.readers.sniff import first_record
 
@@ -48,12 +48,7 @@ _SCORE_FIELDS = ("score", "group_id", "generation_index")
 
 def detect(path: pathlib.Path) -> bool:
     """Whether ``path`` is an EvalScope review file, or a folder holding one (its first line, at most 1 MB)."""
-    try:
-        if path.is_dir():
-            return any(_looks_like_review(file) for file in _reviews_in(path))
-        return _looks_like_review(path)
-    except OSError:
-        return False
+    return detect_dump(path, _looks_like_review, _reviews_in)
 
 
 def _looks_like_review(path: pathlib.Path) -> bool:
@@ -78,11 +73,9 @@ def _reviews_in(folder: pathlib.Path) -> list[pathlib.Path]:
 
 def review_file(path: pathlib.Path) -> pathlib.Path:
     """The review file ``path`` names: itself, or the one ``reviews/<model>/*.jsonl`` of a work dir."""
-    if not path.is_dir():
-        return path
     return only_file(
         path,
-        _reviews_in(path),
+        _reviews_in,
         "EvalScope review file",
         "reviews/<model>/<benchmark>_<subset>.jsonl",
         "give the work dir of an evalscope eval run or its review file",

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import find_files
 from gpassk_opencompass.files.archives import open_parquet, parquet_unreadable
-from gpassk_opencompass.scoring.readers._folder import only_file
+from gpassk_opencompass.scoring.readers._folder import detect_dump, only_file
 
 NAME = "lighteval"
 DESCRIPTION = "lighteval --save-details: details_<task>_<time>.parquet (or its output folder); no source verdicts"
@@ -45,12 +45,7 @@ _BATCH = 256
 
 def detect(path: pathlib.Path) -> bool:
     """Whether ``path`` is a lighteval details file, or a folder holding one (its parquet footer only)."""
-    try:
-        if path.is_dir():
-            return any(_looks_like_details(file) for file in _details_in(path))
-        return path.suffix == ".parquet" and _looks_like_details(path)
-    except OSError:
-        return False
+    return detect_dump(path, _looks_like_details, _details_in, ".parquet")
 
 
 def _looks_like_details(path: pathlib.Path) -> bool:
@@ -68,11 +63,7 @@ def _details_in(folder: pathlib.Path) -> list[pathlib.Path]:
 
 def details_file(path: pathlib.Path) -> pathlib.Path:
     """The details file ``path`` names: itself, or the one ``details_*.parquet`` of an output folder."""
-    if not path.is_dir():
-        return path
-    return only_file(
-        path, _details_in(path), "lighteval details file", DETAILS_GLOB, "run lighteval with --save-details"
-    )
+    return only_file(path, _details_in, "lighteval details file", DETAILS_GLOB, "run lighteval with --save-details")
 
 
 def files(path: pathlib.Path) -> list[pathlib.Path]:

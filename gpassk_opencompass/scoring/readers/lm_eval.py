@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import find_files, load_json_text, read_lines
-from gpassk_opencompass.scoring.readers._folder import gold_answer, only_file
+from gpassk_opencompass.scoring.readers._folder import detect_dump, gold_answer, only_file
 from gpassk_opencompass.scoring.readers.sniff import first_record
 
 NAME = "lm-eval"
@@ -45,12 +45,7 @@ QUESTION_FIELDS = ("question", "problem", "Question", "Problem", "input", "query
 
 def detect(path: pathlib.Path) -> bool:
     """Whether ``path`` is an lm-eval samples file, or a folder holding one (from its first line)."""
-    try:
-        if path.is_dir():
-            return any(_looks_like_samples(file) for file in _samples_in(path))
-        return path.suffix == ".jsonl" and _looks_like_samples(path)
-    except OSError:
-        return False
+    return detect_dump(path, _looks_like_samples, _samples_in, ".jsonl")
 
 
 def _looks_like_samples(path: pathlib.Path) -> bool:
@@ -64,9 +59,7 @@ def _samples_in(folder: pathlib.Path) -> list[pathlib.Path]:
 
 def samples_file(path: pathlib.Path) -> pathlib.Path:
     """The samples file ``path`` names: itself, or the one ``samples_*.jsonl`` of an output folder."""
-    if not path.is_dir():
-        return path
-    return only_file(path, _samples_in(path), "lm-eval samples file", SAMPLES_GLOB, "run lm_eval with --log_samples")
+    return only_file(path, _samples_in, "lm-eval samples file", SAMPLES_GLOB, "run lm_eval with --log_samples")
 
 
 def files(path: pathlib.Path) -> list[pathlib.Path]:
