@@ -1,19 +1,10 @@
 """``gpassk compare``: is run A better than run B on the same questions?
 
-Both results files are aligned by question id
-(:func:`~gpassk_opencompass.uncertainty.paired.align_runs`: refused when the
-question sets, n or the reported k differ), then every metric -- accuracy,
-G-Pass@k_tau, mG-Pass@k for the shared k and the thresholds of either file --
-gets the difference A - B, its paired bootstrap interval and the sign-flip
-permutation p-value (:func:`~gpassk_opencompass.uncertainty.paired.paired_comparison`).
-
-A run with unresolved verdicts is refused (:class:`~gpassk_opencompass.errors.IncompleteResults`,
-exit 3): its counts would score them as wrong. Runs of different benchmarks
-(as recorded) are refused too, and so are runs whose questions differ under
-the same ids (each question's ``question_sha256``, a digest of its text and
-gold answer, where both files record it). The generations may differ: that
-is what is compared (``gpassk agree`` is the command for one set of
-generations judged twice).
+The files are aligned by question id (:func:`~gpassk_opencompass.uncertainty.paired.align_runs`), then every
+shared metric gets A - B, its paired bootstrap interval and sign-flip p-value
+(:func:`~gpassk_opencompass.uncertainty.paired.paired_comparison`). Refused: unresolved verdicts
+(:class:`~gpassk_opencompass.errors.IncompleteResults`, exit 3), different benchmarks, and different questions
+under the same ids (``question_sha256``). See docs/uncertainty.md, "gpassk compare".
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """``gpassk plan``: from a pilot, how wide the intervals will be, and how many samples reach a target width.
 
-The pilot is any results file with ``details``: each question's probability
-of a correct generation is its posterior mean under a uniform prior,
-:math:`(c_i + 1) / (n_i + 2)` (:func:`~gpassk_opencompass.uncertainty.planner.pilot_probabilities`),
-where :math:`n_i` counts the *resolved* verdicts only (an unresolved verdict is
-left out, never counted as wrong). From those, :func:`~gpassk_opencompass.uncertainty.planner.plan_table`
-gives the expected half-width of every metric at each planned n (and question
-count), and :func:`~gpassk_opencompass.uncertainty.planner.smallest_n` the
-smallest n whose half-width is at most the target -- ``None`` when more
-generations cannot get there (with question sampling the spread of the
-questions alone sets a floor: then only more questions help).
-
-The calibration (:func:`calibrate`) checks the plan against a simulation: the
-planned questions are drawn from the pilot's (with replacement, or the pilot's
-own when the question set is fixed), each question's correct count from
-:math:`\\mathrm{Bin}(n, p_i)`, and the realised half-width is ``z`` times the standard
-deviation of the simulated benchmark scores;
-:func:`gpassk_opencompass.render.plots.calibration_plot` draws planned against realised.
+Each pilot question's probability is its posterior mean over *resolved* verdicts
+(:func:`~gpassk_opencompass.uncertainty.planner.pilot_probabilities`);
+:func:`~gpassk_opencompass.uncertainty.planner.plan_table` and
+:func:`~gpassk_opencompass.uncertainty.planner.smallest_n` plan from them, and :func:`calibrate` checks the plan
+against a simulation (:func:`gpassk_opencompass.render.plots.calibration_plot` draws it).
+See docs/uncertainty.md, "gpassk plan".
 """
 
 from __future__ import annotations

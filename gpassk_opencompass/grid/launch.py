@@ -1,36 +1,11 @@
 """Launching a generated grid through OpenCompass's own runners, one ``opencompass`` process per config.
 
-The grid pairs specific models with specific datasets (a temperature's
-model abbr with its own ``k``/``n`` dataset abbr), so its configs cannot be
-merged into one OpenCompass launch.  Each config is launched as::
-
-    opencompass <config> -w <work>/<config stem> -r <timestamp> [--slurm -p P [-q Q]] ...
-
-* ``-w <work>/<config stem>``: every config has its own work dir, so its
-  state is read from its own files (:mod:`.status`);
-* ``-r <timestamp>``: a new run gets the launch's own timestamp (OpenCompass
-  creates ``<work>/<stem>/<timestamp>/``), so the launch log is kept inside
-  the run folder from the start; a failed or partial run is resumed with
-  ``-r <its timestamp>`` and OpenCompass reuses the predictions it finished;
-* an incomplete result (unresolved verdicts) is set aside as
-  ``<dataset>.json.incomplete-<timestamp>`` before the resume, because
-  OpenCompass never re-evaluates a dataset whose results file exists;
-* done configs are skipped; configs still running are skipped.
-
-At most ``max_parallel`` launches run at once (a thread pool of
-subprocesses).  With ``--slurm`` every launch submits its tasks with
-OpenCompass's ``SlurmRunner`` (``srun``) and waits for them, so
-``max_parallel`` is the number of configs in flight on the cluster; with
-the local runner each launch owns the machine's GPUs, so GPU configs run one
-launch at a time.  There is no scheduler here: queueing, GPU placement and
-retries are OpenCompass's and Slurm's.
-
-Values OpenCompass's runners put into a shell command (partition, quota type,
-QOS, abbrs in job names) must match :data:`SHELL_SAFE`, and ``--opencompass-arg``
-may not change them (:func:`refuse_overridden_settings`); inside a Slurm job the
-``--slurm`` launches run without the job's ``SLURM_*`` environment
-(:func:`launch_environment`); SIGTERM and SIGHUP stop the launches as Ctrl-C
-does (``gpassk_opencompass.cli.stop_on_signals`` raises a ``KeyboardInterrupt`` for them).
+Each config is launched as ``opencompass <config> -w <work>/<config stem> -r <timestamp> [--slurm -p P [-q Q]]``
+(its own work dir; a failed or partial run resumed with ``-r <its timestamp>``, an incomplete result set aside
+as ``<dataset>.json.incomplete-<timestamp>`` first), done and running configs skipped, at most
+``max_parallel`` at once. Values reaching a shell must match :data:`SHELL_SAFE` and ``--opencompass-arg`` may not
+change them (:func:`refuse_overridden_settings`); ``--slurm`` launches run without the job's ``SLURM_*``
+environment (:func:`launch_environment`). See docs/grid.md, "What one launch is" and "Re-running resumes".
 
 >>> options = LaunchOptions(work_dir=Path("out"), opencompass="opencompass", slurm=True, partition="gpu",
 ...                         quotatype="reserved")

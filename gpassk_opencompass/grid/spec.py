@@ -1,20 +1,9 @@
 """The run grid: a template's plain variables -> one run per config file.
 
-A template (``opencompass_config_templates/*.py``) declares models, sampling
-temperatures, ``k``/``n``, sampling parameters and benchmarks as plain
-variables.  :func:`parse_template` validates them into a frozen
-:class:`GridTemplate`; :func:`expand` turns that into :class:`RunSpec` s, one
-per (model, temperature, benchmark) plus, when ``greedy = True``, one greedy
-run (temperature 0, k = 1, n = 1) per (model, benchmark).  Everything here is
-pure: rendering and writing the config files is
-:mod:`gpassk_opencompass.grid.writer`.
-
-Names follow one convention for every template:
-
-* model abbr ``{name}_t{temperature}_p{top_p}_k{top_k}_rp{repetition_penalty}_rs{seed}_l{max_out_len}``,
-  a segment left out when its value is unset (greedy runs never set p, k, rs);
-* dataset abbr ``{benchmark}_k{k joined by -}_n{n}``;
-* file ``{model_abbr}@{dataset_abbr}.py`` with ``.`` replaced by ``-``.
+:func:`parse_template` validates a template's plain variables into a frozen :class:`GridTemplate`; :func:`expand`
+gives one :class:`RunSpec` per (model, temperature, benchmark), plus one greedy run per (model, benchmark) when
+``greedy = True``. Pure: writing the configs is :mod:`gpassk_opencompass.grid.writer`. The names (model abbr,
+dataset abbr, file) follow one convention, docs/generator.md.
 
 A name never claims a setting that was not applied.  API backends send each
 sampling parameter under the name the serving software reads, chosen by the

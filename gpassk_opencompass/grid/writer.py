@@ -1,22 +1,10 @@
 """Rendering and writing the run grid: one OpenCompass config per run + ``manifest.json``.
 
-Each file holds one model and one dataset, is a plain mmengine config
-(``opencompass FILE`` runs it), and carries no secret: API models read their
-key from ``OPENAI_API_KEY`` at run time (``key='ENV'``), and a plan whose
-text would hold one (an API key's value, from the template -- mmengine's
-``{{$VAR}}`` -- or ``--set``, a ``Bearer`` token, URL credentials) is refused
-before anything is written.  API models send ``top_p`` as a standard field
-and ``top_k`` / the repetition penalty in ``extra_body`` under the names the
-model's ``server`` reads (:data:`gpassk_opencompass.grid.spec.SERVERS`).  The dataset part is
-the benchmark's config from :mod:`gpassk_opencompass.plugin.configs` with the run's
-``k``, ``n``, ``max_out_len``, abbr and judge settings filled in.
-
-Writing refuses to touch existing files unless ``force`` is given, and checks
-that before writing anything; each file is written to a temporary name and
-renamed, the manifest last.  A forced write then removes the configs of the
-manifest it replaced that the new grid does not have -- only files that
-manifest lists and that this generator wrote (their first line is
-:data:`GENERATED`), and says which it left and why.
+Each file holds one model and one dataset, is a plain mmengine config and carries no secret (``key='ENV'``; a
+plan whose text would hold a key, a ``Bearer`` token or URL credentials is refused before anything is written).
+Existing files are refused unless ``force``, checked before writing; files are written atomically, the manifest
+last, and a forced write removes only the configs of the replaced manifest that this generator wrote
+(:data:`GENERATED`), saying which it left and why. See docs/generator.md.
 """
 
 from __future__ import annotations

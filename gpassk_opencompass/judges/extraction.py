@@ -1,42 +1,13 @@
 r"""Find the final answer in a model's response.
 
-The order of preference, first hit wins:
-
-1. the last ``\boxed{…}`` / ``\fbox{…}`` (nested braces balanced), joined
-   with the boxes right before it when only a separator stands between them
-   (``\boxed{3}, \boxed{5}`` is the two-part answer ``3, 5``);
-2. the last "the (final) answer is …" / "Answer: …" / "答案是 …" phrase,
-   up to the end of its sentence (filler words right after it -- "is
-   *still* 5", "答案*还是* 5" -- dropped); a plain sentence stated there
-   gives its value ("Final answer: 6 times 7 is 42" gives 42, see
-   :func:`stated_value`);
-3. the last inline LaTeX (``$…$``, ``\(…\)``, ``\[…\]``) on the last line;
-4. the last number on the last line.
-
-A model stuck in a loop ends with a run of one unit repeated ("I think I
-think …", "The answer is 12. The answer is 12. The the the …", often cut
-mid-unit): steps 2 to 4 read the text before that run plus one whole unit
-of it (:func:`split_repetition`), so the answer stated before it, or the one
-the loop keeps stating, is found.
-
-A response that stops mid-sentence or inside an open box (cut by the token
-limit) never said its final answer: steps 3 and 4, which guess from the
-last line, are skipped for it (:func:`ends_cut`), so a number from the
-reasoning it was in the middle of is not taken for the answer (a number
-with a unit or two after it, "12 square units", ends a sentence that only
-lacks its full stop).
-
-When a reasoning model's response holds a ``</think>`` tag only the text
-after the last one is searched: the chain of thought is not the answer.
-
-The work is bounded whatever the response: boxes are matched in one pass
-over the text (a box nested in another counts as part of its content), the
-regular expressions that could backtrack only ever see the last
-``2 * MAX_ANSWER_CHARS`` characters of a line, a repeated run is found with
-one bounded search and a binary search of slice comparisons, and an "answer" longer than
-:data:`MAX_ANSWER_CHARS` is refused: :func:`extract` reports its length in
-``overlong`` instead (the rule judge marks it wrong, saying so; the judge
-model sees the response's tail, as when nothing was extracted).
+First hit wins: the last ``\boxed{…}`` / ``\fbox{…}`` (with the boxes right before it when only a separator
+stands between them: ``\boxed{3}, \boxed{5}`` is ``3, 5``); the last "the (final) answer is …" / "Answer: …" /
+"答案是 …" phrase (filler dropped, a plain sentence's value, :func:`stated_value`); the last inline LaTeX on the
+last line; the last number on the last line. Only the text after the last ``</think>`` is searched; a trailing
+loop is read up to one unit of it (:func:`split_repetition`); a response cut mid-sentence or inside a box
+(:func:`ends_cut`) skips the two last-line guesses. The work is bounded whatever the response (one pass for
+boxes, backtracking patterns only on a line's last ``2 * MAX_ANSWER_CHARS`` characters), and an answer over
+:data:`MAX_ANSWER_CHARS` is refused (``overlong``). See docs/scoring.md, "Unresolved verdicts and exit codes".
 
 >>> extract_answer(r"So $x = \frac{1}{2}$, hence \boxed{\frac{1}{2}}.")
 '\\frac{1}{2}'

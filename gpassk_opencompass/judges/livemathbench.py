@@ -1,41 +1,14 @@
 r"""OpenCompass's LiveMathBench judge protocol, word for word: the prompt the published figures were judged with.
 
-The LiveMathBench leaderboard was judged by LiveMath-Judge with OpenCompass's
-``LiveMathBenchEvaluator``: :data:`JUDGE_PROMPT_EN` / :data:`JUDGE_PROMPT_CN`
-below are copied byte for byte from ``opencompass.datasets.livemathbench.prompts``
-(OpenCompass 0.5.4; ``tests/test_judge_protocols.py`` compares them with the
-installed module), filled the way that evaluator fills them
-(``str.format(answer=..., gold_answer=..., question=...)``), and the reply
-is read the way it reads it (``opencompass.datasets.livemathbench.utils.extract_judge_label``:
-the last ``\boxed{...}``, non-greedy up to the first ``}``; correct only when
-it holds exactly ``yes``).  Nothing here imports OpenCompass (the judges never
-do; the core install has none).
-
-What differs, on purpose:
-
-* **Fields are neutralised**, as in the project's own prompt: OpenCompass's
-  prompt has no fences, only label lines, so anything in the question, the
-  reference or the answer that imitates one of them (``Original Question:``,
-  ``Standard Answer:``, ``Examinee's Answer:``, ``Analysis:`` and the Chinese
-  ``原问题：``, ``标准答案：``, ``考生答案：``, ``分析：`` -- any case, any
-  spacing before the colon, an ASCII or a full-width colon, a straight or a
-  curly apostrophe) is replaced by ``[removed label]``.  Nothing else changes:
-  a field without such text is sent byte for byte (not even stripped), as
-  OpenCompass sends it.
-* **The answer shown** is this project's extracted final answer (the content of
-  the last ``\boxed{}``, as OpenCompass's ``math_postprocess_v2`` gives for a
-  boxed answer); when none was extracted, the response's tail (where
-  OpenCompass would show the first sentence of the response).
-* **Only a complete reply is a verdict**: a blank reply (empty, only whitespace, or all
-  its text in ``reasoning_content``: :func:`~gpassk_opencompass.judges.prompts.blank_reply`,
-  the rule of every protocol) is unresolved (and a
-  reply cut by the token limit never reaches this reader, see
-  :mod:`~gpassk_opencompass.judges.llm`), where OpenCompass's client turns a
-  failed request into ``""`` and counts it wrong; so is a reply whose only
-  boxes restate the prompt's instruction ("If they match, output
-  \boxed{yes}, otherwise output \boxed{no}"), which OpenCompass reads as
-  the last of them.  Any other reply is a verdict: without a ``\boxed{yes}``
-  outside the restated ones it is wrong, as there.
+:data:`JUDGE_PROMPT_EN` / :data:`JUDGE_PROMPT_CN` are copied byte for byte from
+``opencompass.datasets.livemathbench.prompts`` (OpenCompass 0.5.4; ``tests/test_judge_protocols.py`` compares
+them with the installed module), filled as its ``LiveMathBenchEvaluator`` fills them, and the reply is read as
+its ``extract_judge_label`` reads it (the last ``\boxed{...}``; correct only when it holds exactly ``yes``).
+Nothing here imports OpenCompass. On purpose, text imitating the prompt's label lines (English or Chinese, any
+case, spacing, colon or apostrophe) becomes ``[removed label]`` (a field without it is sent byte for byte),
+the answer shown is this project's extracted one (else the response's tail), and a blank reply
+(:func:`~gpassk_opencompass.judges.prompts.blank_reply`) or one whose only boxes restate the instruction is no
+verdict. See docs/leaderboard.md, "Which judge protocol reproduces the published figures".
 
 >>> prompt = build_livemathbench_prompt("What is $1+1$?", "2", "{2}", "en")
 >>> prompt.splitlines()[-5:]

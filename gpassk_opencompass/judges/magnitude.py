@@ -1,22 +1,10 @@
 r"""How big a number written in LaTeX is, without computing it: bounds on ``log10 |value|``.
 
-Real models answer with numbers no computer algebra system should expand:
-``10^{10^9}``, ``2^{2^{2^{100}}}``, ``23!!``, ``10^235423523``.  math-verify
-(sympy) tries to and runs out of time.  :func:`magnitude` reads a small
-grammar -- decimal numbers, ``+ - * / \cdot \times``, ``\frac``, ``\sqrt``,
-``\pi``, powers (and Knuth's ``\uparrow``, ``\uparrow\uparrow``), ``!`` and ``!!``, brackets -- and returns a :class:`Size`:
-a lower and an upper bound on ``log10 |value|``, exact where the value is
-cheap to compute (small integers and fractions) and from float bounds,
-widened by a margin, elsewhere.  Anything outside the grammar (a variable,
-a set, a unit) is ``None``: no claim is made.
-
-Signs are tracked: unary minus, and a power with a negative exponent
-(``|b^{-e}| = 1/|b^e|``: the bounds negate and swap) or a base below 1.
-:func:`differ` says when two sizes prove two numbers different.
-
-Where a notation has two readings the bounds cover both: ``10^235423523``
-may be ``10^{235423523}`` or ``10^{2}35423523``; ``23!!`` may be the double
-factorial or ``(23!)!``.
+Models answer with numbers math-verify (sympy) would expand until it times out (``10^{10^9}``, ``23!!``).
+:func:`magnitude` reads a small grammar (numbers, arithmetic, ``\frac``, ``\sqrt``, ``\pi``, powers and Knuth's
+arrows, ``!`` and ``!!``, brackets) into a :class:`Size`: signed lower and upper bounds on ``log10 |value|``,
+exact where cheap, covering both readings of an ambiguous notation (``10^235423523``, ``23!!``); anything else is
+``None`` (no claim). :func:`differ` says when two sizes prove two numbers different.
 
 >>> magnitude("1625").lo > 3.2, magnitude("1625").hi < 3.22
 (True, True)

@@ -1,34 +1,13 @@
 r"""The judge-model protocol: the prompt we send and how its reply is read.
 
-The prompts (English and Chinese) state the grading criteria of the
-LiveMathBench judge -- equivalent forms count, every part of a multi-part
-answer must be right, do not re-solve the problem -- and ask for a final
-``\boxed{yes}`` or ``\boxed{no}``, the protocol the LiveMath-Judge model was
-trained on.  They are filled with :class:`string.Template`, so the judge sees
-exactly ``\boxed{yes}`` (no doubled braces) and a ``$`` or ``{`` inside a
-question or answer is left alone.
-
-The judge sees the question, the reference and the *extracted* final answer;
-only when nothing could be extracted does it see the end of the response.
-
-None of that text is trusted: before it is put in the prompt, anything in it
-that looks like one of the prompt's own markers -- a ``<problem>``,
-``</student_answer>`` ... tag, in any case, with spaces, slashes, underscores
-or hyphens, in ASCII or full-width/CJK angle brackets, or one of the label
-lines -- is replaced by ``[removed tag]`` / ``[removed label]``, so an
-examinee's text cannot close its fence and speak as the prompt.  Only the
-judge's own reply is read for the verdict: its last ``\boxed{…}``, which must
-hold ``yes`` or ``no`` (a verdict quoted earlier in the reply does not count,
-nor do boxes that restate the instruction, ``\boxed{yes} if …``).
-
-:data:`PROMPT_VERSION` names the wording; it is part of every cache key and
-is recorded in outputs.  Change it whenever a prompt changes.
-
-This is the ``gpassk-v2`` protocol, the default.  The other,
-``livemathbench``, sends OpenCompass's LiveMathBench judge prompt word for
-word and reads the reply as OpenCompass does
-(:mod:`~gpassk_opencompass.judges.livemathbench`); :data:`PROTOCOLS` holds
-both and :func:`judge_protocol` picks one by name (``--judge-prompt``).
+The ``gpassk-v2`` prompts (English and Chinese, :class:`string.Template`) state the LiveMathBench judge's
+criteria and ask for a final ``\boxed{yes}`` or ``\boxed{no}``; the judge sees the question, the reference and
+the *extracted* answer (the response's end when none was extracted). None of that text is trusted: anything
+imitating the prompt's own tags or label lines (any case, spacing, ASCII or full-width brackets) is replaced by
+``[removed tag]`` / ``[removed label]``. Only the reply's last ``\boxed{…}`` counts, and boxes restating the
+instruction do not. :data:`PROMPT_VERSION` is part of every cache key (change it with the wording);
+:data:`PROTOCOLS` / :func:`judge_protocol` pick this or OpenCompass's ``livemathbench`` protocol
+(:mod:`~gpassk_opencompass.judges.livemathbench`) by name (``--judge-prompt``).
 
 >>> prompt = build_judge_prompt("What is $1+1$?", "2", "2", "en")
 >>> "<student_answer>\n2\n</student_answer>" in prompt and prompt.rstrip().endswith(r"\boxed{no} if it is not.")

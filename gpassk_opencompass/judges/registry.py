@@ -1,22 +1,11 @@
 """Judges resolved in one place: a name or an object -> a :class:`~gpassk_opencompass.judges.protocol.Judge`,
 and the one verdict-cache policy.
 
-A judge is chosen by one name wherever it is chosen (``gpassk score --judge``,
-``gpassk rejudge --judge``, ``GPassKEvaluator(judge=)``, a grid template,
-:func:`gpassk_opencompass.score`); the names are those of :mod:`~gpassk_opencompass.judges.kinds`:
-
-* ``auto`` -- ``llm`` when judge URLs are given, ``rule`` otherwise (:func:`~.kinds.resolve_kind`);
-* a built-in kind (:data:`~.kinds.KINDS`): ``rule`` (math-verify), ``llm`` (a judge
-  model), ``cascade`` (rule first, the judge model for what it cannot confirm);
-* ``source`` -- the per-sample verdicts of the tool that made the samples, as they are
-  (:mod:`~gpassk_opencompass.judges.source`; recorded as ``source:<format>``);
-* ``module:function`` -- the user's own ``check_correct_fn(prediction, reference) -> bool``,
-  imported from ``module`` (on ``sys.path`` or in the current directory);
-* the name of an entry point in the group :data:`~.kinds.ENTRY_POINT_GROUP` (a package's own judge).
-
-Only a name the user gave (an argument, a config they wrote) is ever imported;
-the judge recorded in a results file (``gpassk.judge``, e.g.
-``python:checks:same_letter``) is read as a name, never imported.
+One name wherever a judge is chosen (``--judge``, ``GPassKEvaluator(judge=)``, a grid template,
+:func:`gpassk_opencompass.score`): ``auto``, a built-in kind (:data:`~.kinds.KINDS`), ``source`` (the tool's own
+verdicts, :mod:`~gpassk_opencompass.judges.source`), ``module:function`` or an entry point of
+:data:`~.kinds.ENTRY_POINT_GROUP`. Only a name the user gave is imported; a judge recorded in a results file is
+read as a name, never imported.
 
 >>> resolve_judge("cascade", judge_url="http://10.0.0.5:8000/v1", judge_model="J").name
 'cascade'

@@ -1,31 +1,12 @@
 r"""The rule judge: math-verify equivalence, and choice answers as letter sets.
 
-:func:`rule_verdict` judges one extracted answer against the reference:
-
-* a choice reference (``"B"``, ``"B, D"``, ``"BD"``, ``"(A)和(C)"``) is
-  compared as a set of option letters, so ``"D, B"`` matches ``"BD"`` and
-  ``"B"`` does not;
-* an answer that is an option label and its value (``\textbf{(D)}\ 1625``,
-  the AoPS/AMC format; also ``\text{(B)}``, ``\mathrm{B}``, ``(b)``,
-  ``B)``, ``Option B``) counts as the letter against a choice reference and
-  as the value against any other; a reference written that way
-  (``\textbf{(B)}\ 2``) accepts its letter or its value;
-* a number far too big or too small to be the reference (``10^{10^9}``,
-  ``23!!`` against ``36``; ``10^{-10^9}`` against ``0``), or of the other
-  sign, is wrong without asking math-verify, which would try to expand it
-  (see :mod:`gpassk_opencompass.judges.magnitude`);
-* anything else goes through math-verify: both sides are parsed (LaTeX first,
-  then plain expressions) and compared with the gold first, since
-  ``verify(gold, target)`` is not symmetric.
-
-math-verify bounds each parse and comparison with ``signal.alarm``, which
-works only in the main thread: call :func:`rule_verdict` from a main thread
-(:mod:`gpassk_opencompass.judges.workers` runs it in worker processes when
-the caller is not one).  When a comparison exceeds ``timeout`` seconds, both
-sides are evaluated at one fixed point (:func:`numeric_difference`): values
-that differ decide "not equal" (a long ``e^{2ix}`` sum against an AIME
-answer); otherwise the verdict is ``correct=None`` with the reason and
-:data:`UNDECIDED_HINT`, never a hang and never a silent ``False``.
+:func:`rule_verdict` compares a choice reference as a set of option letters (an AoPS/AMC label and its value,
+``\textbf{(D)}\ 1625``, counts as either), refuses without asking math-verify a number far too big or small
+or of the other sign (:mod:`gpassk_opencompass.judges.magnitude`), and sends anything else through math-verify,
+gold first (``verify(gold, target)`` is not symmetric). math-verify's ``signal.alarm`` needs a main thread
+(:mod:`gpassk_opencompass.judges.workers` provides one); a comparison over ``timeout`` is decided by
+:func:`numeric_difference` when the values differ, else ``correct=None`` with :data:`UNDECIDED_HINT`.
+See docs/evaluator.md, "Judges".
 
 >>> rule_verdict(r"\frac{1}{2}", "0.5")
 Verdict(correct=True, extracted='0.5', reason='math-verify: equivalent', source='rule')

@@ -1,23 +1,11 @@
 """Which differences on a leaderboard are real: rank intervals and adjacent-row significance.
 
-For each benchmark table the rows' sampled runs are read back
-(:func:`gpassk_opencompass.scoring.results.load_results`, their per-question
-``details``) and, on the ranking metric (default mG-Pass@k):
-
-* each row's **rank** (competition rank, 1 = best) and **rank interval**: the
-  ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of its rank when the
-  shared questions are resampled with replacement
-  (:func:`gpassk_opencompass.uncertainty.ranks.rank_intervals`);
-* for each row and the **next row of the table**, whether their order is
-  significant: a paired sign-flip test over the shared questions at
-  ``1 - level``, Holm-corrected over the table's pairs by default
-  (:func:`gpassk_opencompass.uncertainty.ranks.adjacent_significance`);
-  ``Row.order_uncertain`` is set when it is not.
-
-A table gets marks only when every ranked row (a row with a value of the
-metric) comes from a complete run whose results hold per-question details,
-all on the same question ids with the same n, and the details reproduce the
-value shown; otherwise a :class:`Notice` says why and the table has no marks.
+Per benchmark table, on the ranking metric (default mG-Pass@k) and the rows' per-question details: each row's
+rank and rank interval over resampled questions (:func:`gpassk_opencompass.uncertainty.ranks.rank_intervals`),
+and whether its order against the next row is significant (a paired sign-flip test, Holm-corrected:
+:func:`gpassk_opencompass.uncertainty.ranks.adjacent_significance`; ``Row.order_uncertain``). A table gets
+marks only when every ranked row is complete, with details on the same questions and n that reproduce its
+value; otherwise a :class:`Notice` says why. See docs/leaderboard.md, "Ranks and significance".
 
 >>> check_ranking_options(level=0.95, correction="holm", resamples=2000, seed=0)
 >>> check_ranking_options(level=95, correction="holm", resamples=2000, seed=0)

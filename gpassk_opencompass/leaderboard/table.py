@@ -1,37 +1,13 @@
 """Runs → leaderboard rows (pure): selection, columns, one table per benchmark.
 
-The layout is the seed README's: per benchmark, one row per model with
-``Greedy | G-Pass@k_0.5 | G-Pass@k_0.75 | G-Pass@k_1.0 | mG-Pass@k``, sorted by
-mG-Pass@k ascending (rows without it last).  Greedy comes from the model's
-greedy run (its ``accuracy``), everything else from its sampled run.
-
-Without a requested k, the k is the largest one every sampled run was scored
-at (or, when they share none, the largest of those most runs have), and
-:attr:`Leaderboard.k_reason` says so; a requested k that no sampled run has is
-an error naming the k values present.
-
-Selection rules, each reported as a :class:`Notice`:
-
-* a sampled run not scored at the k is left out;
-* when a model/benchmark (greedy, or sampled at one temperature) ran twice, the
-  run whose results file was written last wins, but a complete run always wins
-  over an incomplete one (some generations without a verdict), however new;
-* an incomplete run with no complete alternative is left out (and listed in
-  ``Leaderboard.left_out_incomplete``) unless ``allow_unresolved``; allowed, its
-  cells are marked incomplete and carry the results' bounds;
-* a run whose values cannot be believed (a percentage out of range, impossible
-  counts, metrics its own per-question details do not reproduce:
-  :attr:`RunResult.problems`) is left out (and listed in
-  ``Leaderboard.left_out_inconsistent``) unless ``allow_inconsistent``; allowed,
-  its row carries the reasons (:attr:`Row.problems`) and a believable run of the
-  same model, benchmark and sampling still wins over it;
-* a model sampled at several temperatures gets one row per temperature,
-  labelled ``name (T=0.7)``.
-
-Each row says what it measured (:attr:`Row.measured`: questions, n, judge and protocol, cut share) and
-carries a warning (:attr:`Row.warnings`, also a notice) when a run's share of generations cut at the output
-limit is over :data:`~gpassk_opencompass.defaults.CUT_WARNING_SHARE` (:func:`cut_warning`), or when its questions are not those of the
-published column (:func:`~gpassk_opencompass.catalog.composition_warning`, as ``gpassk data check`` says it).
+Per benchmark one row per model (``Greedy | G-Pass@k_0.5 | G-Pass@k_0.75 | G-Pass@k_1.0 | mG-Pass@k``, sorted by
+mG-Pass@k ascending), greedy from the greedy run, the rest from the sampled run, at the requested k or the
+largest every sampled run has (:attr:`Leaderboard.k_reason`). Every selection rule (the run written last wins,
+a complete run over an incomplete one, incomplete or unbelievable runs left out unless allowed, one row per
+temperature) is reported as a :class:`Notice`. Each row says what it measured (:attr:`Row.measured`) and warns
+(:attr:`Row.warnings`) of a cut share over :data:`~gpassk_opencompass.defaults.CUT_WARNING_SHARE`
+(:func:`cut_warning`) or questions other than the published column's. See docs/leaderboard.md, "Which runs make
+the table".
 
 >>> from pathlib import Path
 >>> sampled = RunResult(Path("r/m/d.json"), "m_t07", "d_k16_n48", "Qwen2.5-7B-Instruct",

@@ -1,21 +1,9 @@
 r"""Two models on the same questions: paired differences, their intervals and p-values.
 
-Everything here is *paired over questions*: model A and model B answered the
-same ``M`` questions, each ``n`` times, and each metric is a mean over
-questions of a per-question value :math:`v_i \in [0, 1]` (G-Pass@k_tau,
-mG-Pass@k, or accuracy :math:`c_i / n`). With :math:`d_i = v^A_i - v^B_i`:
-
-* **difference** :math:`\bar d = \frac{1}{M}\sum_i d_i` (x 100), which is exactly
-  the difference of the two reported scores;
-* **paired bootstrap interval**: resample the ``M`` questions with
-  replacement *jointly* (the same questions for A and B), take the
-  percentile interval of :math:`\bar d^*` (seeded);
-* **paired sign-flip permutation p-value** (two-sided) of "the difference is 0", over the questions whose
-  values differ (:func:`~gpassk_opencompass.uncertainty.resampling.sign_flip_test`: exact up to
-  ``exact_max`` differing questions, else Monte Carlo).
-
-The two resampling tests are :mod:`.resampling`'s; ``K`` models on shared questions (rank intervals, a
-leaderboard's adjacent pairs) are :mod:`.ranks`'.
+Per metric, with per-question values :math:`d_i = v^A_i - v^B_i` on the same ``M`` questions: the difference
+:math:`\bar d` (x 100, exactly the difference of the reported scores), its paired bootstrap interval (questions
+resampled jointly) and the two-sided sign-flip p-value (:mod:`.resampling`). ``K`` models: :mod:`.ranks`.
+See docs/uncertainty.md, "Paired comparison of two runs".
 
 >>> comparison = paired_comparison([16, 12, 9, 16, 4, 10], [12, 12, 5, 10, 4, 2], n=16, k=[4], thresholds=[0.5])
 >>> result = comparison["G-Pass@4_0.5"]

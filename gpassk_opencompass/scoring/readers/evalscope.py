@@ -1,25 +1,11 @@
 """EvalScope review files: one question per ``group_id``, its repeats' outputs as the n predictions.
 
-``evalscope eval ... --repeats N`` writes, per benchmark and subset, ``WORK_DIR/reviews/<model>/<benchmark>_<subset>.jsonl``
-(under a timestamped folder unless ``--no-timestamp``): one line per generation, ``{"index", "target", "messages",
-"sample_score": {"score": {"value", "status", "extracted_prediction", "prediction", "main_score_name", ...},
-"sample_id", "group_id", "generation_index", ...}}`` (EvalScope 1.x). Each ``group_id`` becomes:
-
-* ``id``: ``str(group_id)`` (the question's position in the subset); ``question``: the text of the user messages
-  (the prompt EvalScope sent); ``answer``: ``target`` (a string, a number, or a list holding one);
-* ``predictions``: ``score.prediction`` (the raw output) of generations 0..N-1, in ``generation_index`` order
-  (every question must hold every one of them: a gap is refused, never scored with a smaller n);
-* ``source_extracted``: ``score.extracted_prediction`` (None where it is empty: nothing parsed);
-* ``source_verdicts``: the main score of ``score.value`` (``main_score_name``, else its only metric, else ``acc``):
-  1, ``True`` -> True; 0, ``False`` -> False; anything else (0.5, a missing metric, a status other than ``success``)
-  -> None;
-* ``finish_reasons``: the model output's ``stop_reason`` from EvalScope's predictions file beside the reviews
-  (``<run>/predictions/<model>/<same name>.jsonl``, ``model_output.choices[0].stop_reason``, joined by ``index``
-  where its text is the review's ``prediction``): ``max_tokens`` when cut at the output limit
-  (:mod:`~gpassk_opencompass.scoring.cut`); absent when that file is not there.
-
-A folder (the work dir, a timestamped run in it, ``reviews/`` or ``reviews/<model>/``) must hold exactly one review
-file. Lines are read one at a time with the package's JSON limits.
+``evalscope eval ... --repeats N`` writes ``reviews/<model>/<benchmark>_<subset>.jsonl``, one line per
+generation: ``group_id`` -> id, the user messages -> question, ``target`` -> answer, ``score.prediction`` of
+generations 0..N-1 -> predictions (a gap is refused), ``score.extracted_prediction`` -> source_extracted, the
+main score of ``score.value`` -> source_verdicts, and the ``stop_reason`` of EvalScope's predictions file
+beside the reviews -> finish_reasons. A folder must hold exactly one review file. The mapping: docs/scoring.md,
+"evalscope".
 
 >>> verdict(1.0), verdict(False), verdict(0), verdict(0.5), verdict("1")
 (True, False, False, None, None)

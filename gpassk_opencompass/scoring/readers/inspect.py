@@ -1,25 +1,12 @@
 """inspect_ai logs: one question per sample id, its epochs' completions as the n predictions.
 
-``inspect eval TASK --epochs N`` runs every sample N times and writes one log, as a ``.eval`` file (a zip:
-``header.json``, ``_journal/start.json``, one ``samples/<id>_epoch_<n>.json`` per sample and epoch) or as one
-``.json`` document (``{"version", "status", "eval", ..., "samples": [...]}``). Each sample becomes:
-
-* ``id``: the sample ``id``; ``question``: its ``input`` (a string, or the text of its chat messages);
-  ``answer``: its ``target`` (a string, or a list holding one);
-* ``predictions``: ``output.completion`` of epochs 1..N, in epoch order;
-* ``source_extracted``: the scorer's ``answer`` per epoch (None where it gave none);
-* ``source_verdicts``: the scorer's ``value`` per epoch: ``"C"``, ``True``, ``1`` -> True; ``"I"``, ``"N"``
-  (no answer, which inspect's accuracy counts as wrong), ``False``, ``0`` -> False; anything else (``"P"``
-  partial, 0.5, a dict of values) -> None. With several scorers, the first one of each sample.
-* ``finish_reasons``: the model output's ``stop_reason`` per epoch (``output.stop_reason``, else its first
-  choice's): ``max_tokens`` / ``model_length`` when cut at the output limit
-  (:mod:`~gpassk_opencompass.scoring.cut`), ``stop`` when it finished.
-
-Members of a ``.eval`` are read one question at a time, never extracted to disk, each at most
-:data:`MAX_MEMBER_BYTES` and its declared size unpacked, all of them at most
-:data:`~gpassk_opencompass.files.archives.MAX_UNPACKED_BYTES` (:func:`~gpassk_opencompass.files.archives.open_zip`, checked before
-any is read); zstd members (recent inspect_ai) need Python 3.14+ or the ``zstandard`` package that inspect_ai
-installs. A ``.json`` log is read whole, with the package's JSON limits.
+A ``.eval`` log (a zip, one ``samples/<id>_epoch_<n>.json`` per sample and epoch) or a ``.json`` log of
+``inspect eval TASK --epochs N``: ``id``, ``input`` -> question, ``target`` -> answer, ``output.completion`` per
+epoch -> predictions, the first scorer's ``answer`` -> source_extracted and ``value`` -> source_verdicts (``C``,
+``True``, 1 right; ``I``, ``N``, ``False``, 0 wrong; else None), ``stop_reason`` -> finish_reasons. Members are
+read one question at a time, each within :data:`MAX_MEMBER_BYTES` and all within
+:data:`~gpassk_opencompass.files.archives.MAX_UNPACKED_BYTES`; zstd members need Python 3.14+ or ``zstandard``.
+The mapping: docs/scoring.md, "inspect".
 
 >>> verdict("C"), verdict("I"), verdict(1.0), verdict(False), verdict("P"), verdict(0.5)
 (True, False, True, False, None, None)
