@@ -1,22 +1,11 @@
 """The ``gpassk`` command line: arguments, logging and exit codes; the work is in the package.
 
-Each subcommand is a module of this package exposing ``add_parser(subparsers)``;
-the parser it registers carries ``func=run`` where ``run(args) -> int`` (an
-exit code of :func:`exit_codes`). Only the chosen subcommand's module is
-imported (``gpassk --help`` lists them all from :data:`SUBCOMMANDS`). Every
-command logs through one stderr sink whose records are redacted
-(:func:`configure_logging`). An exception that ends a command is mapped to its
-exit code and one redacted line in one place, :func:`ending`, which :func:`main`
-applies to every command: a user mistake (:class:`~gpassk_opencompass.errors.InputError`)
-2, unresolved verdicts refused (:class:`~gpassk_opencompass.errors.IncompleteResults`) 3,
-the judge failing 4, a refused write (:class:`~gpassk_opencompass.errors.WriteError`) 5,
-Ctrl-C 130; any other exception is a bug and keeps its traceback (exit 1).
-SIGTERM and SIGHUP stop every command as Ctrl-C does (:func:`stop_on_signals`):
-its cleanup runs (judge workers killed, grid launches stopped, verdicts kept),
-and it exits 128 + the signal's number. A command that keeps something for a
-rerun says so when it stops (:class:`Resumable`).
-
-Exit codes, shared by every subcommand (docs/exit-codes.md):
+Each subcommand is a module exposing ``add_parser(subparsers)``, its parser carrying ``func=run`` (``run(args)
+-> int``); only the chosen one is imported (:data:`SUBCOMMANDS`). Every command logs through one redacted stderr
+sink (:func:`configure_logging`); an exception that ends a command is mapped to its exit code and one redacted
+line in one place, :func:`ending` (any other exception is a bug and keeps its traceback); SIGTERM and SIGHUP stop
+a command as Ctrl-C does (:func:`stop_on_signals`), and one that keeps something for a rerun says so
+(:class:`Resumable`). Exit codes, shared by every subcommand (docs/exit-codes.md):
 
 >>> for code, meaning in exit_codes().items():
 ...     print(code, meaning)

@@ -1,18 +1,10 @@
 """``gpassk leaderboard`` end to end: options checked, runs read, tables built, outputs written.
 
-:func:`make_leaderboard` is the one function the command calls.  Every option
-is checked before a results file is read (a bad one raises ``InputError``:
-exit 2); then the runs are collected, the k is chosen (or checked), the
-tables built, compared, ranked, written and plotted.  What it returns is a
-:class:`LeaderboardOutcome` (``gpassk leaderboard`` turns it into an exit code):
-
-* ``COMPLETE`` every wanted run is tabulated;
-* ``INCOMPLETE`` a run was left out for unresolved verdicts (see
-  ``allow_unresolved``), or no row could be built for that reason;
-* ``MISSING`` a generator manifest lists runs of the chosen benchmarks that
-  have no results (not run yet, or failed), or a results file whose values
-  cannot be believed was left out (see ``allow_inconsistent``): the tables of
-  the others are written, and those runs are named in the log.
+:func:`make_leaderboard` is the one function the command calls: every option is checked before a results file
+is read (``InputError``), then the runs are collected, the k chosen, the tables built, compared, ranked, written
+and plotted. It returns a :class:`LeaderboardOutcome`: ``COMPLETE``, ``INCOMPLETE`` (a run left out for
+unresolved verdicts) or ``MISSING`` (runs a manifest lists without results, or results that cannot be believed,
+left out); docs/leaderboard.md, "Exit codes".
 
 >>> request = LeaderboardRequest(outputs=(Path("outputs"),), files=(Path("board.txt"),))
 >>> output_targets(request)

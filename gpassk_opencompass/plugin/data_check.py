@@ -1,19 +1,10 @@
 """Is a benchmark's data where the loaders will look, and does it read? (``gpassk data check``)
 
-For each benchmark of :mod:`gpassk_opencompass.catalog` the check takes the
-dataset entry of its config (path, version, splits, languages, file name) and
-runs the check its loader declares (:class:`CheckedLoader`, ``type=`` of the
-entry: this module names no benchmark and no loader).  A loader's check
-looks for the data in OpenCompass's order (``DATASET_SOURCE=HF`` -> the
-Hugging Face id; ``$COMPASS_DATA_CACHE/<local>``; ``~/.cache/opencompass/<local>``)
-with the loaders' own :func:`~gpassk_opencompass.plugin.datasets.files.locate`,
-then opens every file with the loaders' own reading code and counts the
-questions per split and language.  Nothing is downloaded; in HF mode the
-check reports which Hub id and subsets a run would load, without loading them.
-
-A missing file, folder or field is an error (the data are not usable); a
-question count different from the published column's is a warning (the run
-works, but does not compare one to one with the leaderboard).
+Each benchmark's config entry is checked by the check its loader declares (:class:`CheckedLoader`; this module
+names no benchmark and no loader): the data found in OpenCompass's order with the loaders' own
+:func:`~gpassk_opencompass.plugin.datasets.files.locate`, every file read with their own code, questions counted
+per part; nothing is downloaded. A missing file, folder or field is an error; a question count other than the
+published column's is a warning. See docs/data.md.
 
 >>> problem = Problem("error", "AIME2025", "/c/data/aime2025/aime2025.jsonl: missing")
 >>> str(problem)

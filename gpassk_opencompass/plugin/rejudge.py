@@ -1,18 +1,10 @@
 """Re-judge a finished OpenCompass run with another judge, without generating again.
 
-Given a run (``outputs/<timestamp>``), one model's predictions folder
-(``.../predictions/<model_abbr>``) or one predictions file, this finds in the
-run's own saved config the model and dataset entries that produced each
-predictions file, swaps in a :class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator`
-with the new judge, and runs OpenCompass's own evaluation task
-(``OpenICLEvalTask``) on the saved predictions. The output is an OpenCompass
-run directory of its own (``configs/``, ``predictions/`` linked to the
-originals, ``results/``) that ``gpassk leaderboard`` reads like any other.
-
-The dataset must be loadable as it was for the original run (same
-``COMPASS_DATA_CACHE`` or ``DATASET_SOURCE``): the evaluator needs its
-questions, references and split/language columns; a run whose predictions do not
-match the rows it loads now is refused before anything is judged (:func:`check_data_matches`).
+For a run, a model's predictions folder or one predictions file, the run's saved config gives the model and
+dataset entries of each predictions file; a :class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator` with
+the new judge runs in OpenCompass's own ``OpenICLEvalTask`` on the saved predictions, into a run directory of its
+own that ``gpassk leaderboard`` reads like any other. The dataset must load as it did (predictions that do not
+match its rows are refused first, :func:`check_data_matches`). See docs/scoring.md, "gpassk rejudge".
 """
 
 from __future__ import annotations

@@ -1,28 +1,11 @@
 """Every chart of the project, drawn once with matplotlib (the Agg/SVG canvases; no pyplot).
 
-Each chart is a function returning a :class:`~matplotlib.figure.Figure`; the
-same figure is saved as PNG (:func:`png_bytes`, the plots folder) or as inline
-SVG markup (:func:`svg_markup`, the HTML page):
-
-* :func:`threshold_figure`: G-Pass@k_τ against τ, one line per model, with the
-  runs' interval bars when the rows carry them (``Row.curve_intervals``);
-  ``gpass_vs_tau_<benchmark>.png`` and the page's chart;
-* :func:`greedy_vs_mg_figure`: greedy accuracy against mG-Pass@k, a panel per
-  benchmark, a point per model — stability is not greedy accuracy (points below
-  the diagonal lose accuracy when sampled repeatedly); ``greedy_vs_mgpass.png``;
-* :func:`calibration_plot`: planned interval half-widths
-  (:mod:`gpassk_opencompass.uncertainty.planner`) against the half-widths runs
-  actually showed (``gpassk plan --calibration-plot``).
-
-Colours are one per model label, the same on every benchmark, in the PNGs and on
-the page (:func:`model_colors`).  In the τ-curve every artist of a model carries a
-stable id (matplotlib's ``gid``: ``series-<index>-line``, ``-bars``, ``-caps``,
-``-key``, ``-label``, index from :func:`series_index`), which the page's script
-uses to highlight a model's line when its row is hovered.
-
-Text from results and configs (model and benchmark names) is drawn literally:
-``$`` is escaped so matplotlib never reads a name as mathtext, and the SVG
-writer escapes ``<``, ``>`` and ``&``.
+Each chart is a function returning a :class:`~matplotlib.figure.Figure`, saved as PNG (:func:`png_bytes`) or
+inline SVG (:func:`svg_markup`): :func:`threshold_figure` (G-Pass@k_τ against τ, with interval bars when the
+rows carry them), :func:`greedy_vs_mg_figure` (greedy accuracy against mG-Pass@k) and :func:`calibration_plot`
+(planned against realised half-widths). One colour per model label everywhere (:func:`model_colors`); every
+artist of a model's τ-curve carries a stable ``gid`` (``series-<index>-…``, :func:`series_index`) for the page's
+highlighting. Names are drawn literally (``$`` escaped; the SVG writer escapes ``<``, ``>``, ``&``).
 
 >>> from gpassk_opencompass.leaderboard.records import BenchmarkTable, Leaderboard, Row
 >>> row = Row("m", "m", {}, curve=((0.0, 80.0), (0.5, 50.0), (1.0, 20.0)))

@@ -1,18 +1,11 @@
 r"""The one scoring flow: questions and their generations -> verdicts -> counts -> metrics -> the results document.
 
-:func:`score_questions` is called by ``gpassk score`` and its Python face
-:func:`score` (a file of samples, read by :mod:`~gpassk_opencompass.scoring.readers`,
-or questions in memory), by
-:class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator` (an OpenCompass
-dataset and its predictions) and so by ``gpassk rejudge`` (the evaluator run
-again on a finished run's predictions) alike: each caller only turns its input
-into :class:`~gpassk_opencompass.scoring.questions.Question` values and a
-:class:`~gpassk_opencompass.scoring.request.ScoringRequest`; judging,
-counting, metrics, intervals (bootstrap and/or Bayesian) and the results
-document happen here, once. Everything -- every question, k, the thresholds,
-the interval settings -- is validated before the first answer is judged; a
-mistake is an :class:`~gpassk_opencompass.errors.InputError` naming the value
-(a line number for a file).
+:func:`score_questions` serves ``gpassk score`` and :func:`score`,
+:class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator` and so ``gpassk rejudge``: each caller only turns
+its input into :class:`~gpassk_opencompass.scoring.questions.Question` values and a
+:class:`~gpassk_opencompass.scoring.request.ScoringRequest`; judging, counting, metrics, intervals and the
+document happen here, once, after everything was validated (an :class:`~gpassk_opencompass.errors.InputError`
+naming the value).
 
 >>> from gpassk_opencompass.judges import JudgeSettings
 >>> from gpassk_opencompass.scoring.questions import parse_generations
