@@ -1,25 +1,10 @@
 r"""Judges: is each of the n generations per question correct?
 
-Every judge is a :class:`Judge` (:mod:`.protocol`), chosen by name through
-one registry (:mod:`.registry`). Three are built in (:class:`BuiltinJudge`;
-:func:`judge_items` runs one from its :class:`JudgeSettings`):
-
-* ``rule`` -- math-verify on the extracted final answer (choice answers as
-  sets of letters); no model needed;
-* ``llm`` -- a judge model (LiveMath-Judge, Qwen2.5-72B-Instruct, ...) behind
-  one or more OpenAI-compatible URLs;
-* ``cascade`` -- the rule judge first; only what it cannot confirm goes to
-  the judge model;
-
-and the user's own, :class:`PythonJudge`: any ``check_correct_fn(prediction,
-reference) -> bool`` (from Python, or ``--judge module:function``).
-
-Identical answers are judged once per run and judge-model verdicts go to a
-durable cache, so an interrupted run resumes where it stopped.
-
-The judge names (kinds, verdict sources) live in :mod:`.kinds`, which imports
-no judge; :mod:`.registry` resolves a name or an object to a judge. Nothing
-here imports openai or math-verify until a judge model or the rule judge runs.
+Every judge is a :class:`Judge` (:mod:`.protocol`) chosen by name through :mod:`.registry`: the built-in
+``rule``, ``llm`` and ``cascade`` (:class:`BuiltinJudge`; :func:`judge_items` runs one from its
+:class:`JudgeSettings`) and the user's own :class:`PythonJudge`. Identical answers are judged once per run and
+judge-model verdicts go to a durable cache. The names live in :mod:`.kinds`, which imports no judge; nothing
+here imports openai or math-verify until a judge runs. See docs/evaluator.md, "Judges".
 
 >>> from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items
 >>> items = [JudgeItem(question="Compute 1/2 + 1/2.", reference="1", response=r"... so the sum is \boxed{1}."),

@@ -1,17 +1,9 @@
 """AIME question sets, read from OpenCompass's AIME files (or any JSONL like them).
 
-OpenCompass ships two layouts, and this loader reads both, with the same field
-mapping as OpenCompass's own loaders:
-
-* ``opencompass/aime2024`` -> ``$COMPASS_DATA_CACHE/data/aime.jsonl``, records
-  ``{"origin_prompt": question, "gold_answer": answer}`` (``Aime2024Dataset``);
-* ``opencompass/aime2025`` -> ``$COMPASS_DATA_CACHE/data/aime2025/aime2025.jsonl``,
-  records ``{"question": ..., "answer": ...}`` (``CustomDataset``).
-
-The leaderboard's AIME columns do not match those files one to one (see
-docs/generator.md, "Benchmark composition"): the loader logs a warning when the number
-of questions differs from the published column's, and ``path=`` takes an
-absolute path to a JSONL with the exact composition when you have one.
+Both of OpenCompass's layouts, mapped as its own loaders map them: ``opencompass/aime2024`` (``data/aime.jsonl``,
+``origin_prompt`` / ``gold_answer``) and ``opencompass/aime2025`` (``question`` / ``answer``). A question count
+other than the published column's is logged (docs/generator.md, "Benchmark composition"); ``path=`` takes an
+absolute path to a JSONL of the exact composition.
 
 >>> question_and_answer({"origin_prompt": "Find x.", "gold_answer": "7"}, "aime.jsonl:1")
 ('Find x.', '7')

@@ -1,15 +1,9 @@
 """Competition sets in the layout of their Hugging Face copies: one ``problem`` and one ``answer`` per record.
 
-MathArena's sets (``MathArena/hmmt_feb_2025``, ``brumo_2025``, ``cmimc_2025`` ...) are
-Parquet files ``data/train-*.parquet`` with ``problem_idx``, ``problem``, ``answer``
-(an integer for AIME, a LaTeX string otherwise) and optional ``problem_type``;
-``ByteDance-Seed/BeyondAIME`` and RUCAIBox's OlymMATH (``data/OlymMATH-EN-EASY.jsonl``
-...) carry the same two fields, and so do OpenCompass's own AIME 2026 / HMMT February
-2026 files (``opencompass/aime2026``, ``opencompass/hmmt2026``). This loader reads
-any of them: a config's ``path`` is an OpenCompass id, a folder under
-``$COMPASS_DATA_CACHE`` (a Hub snapshot, whose files ``files`` selects, a glob) or an
-absolute path to a folder or file; ``.parquet`` and ``.jsonl`` files are read.
-Nothing is downloaded (docs/data.md has each set's layout and how to fetch it).
+MathArena's Parquet sets, BeyondAIME, OlymMATH and OpenCompass's AIME 2026 / HMMT February 2026 files alike:
+``path`` is an OpenCompass id, a folder under ``$COMPASS_DATA_CACHE`` (``files`` selects its files, a glob) or an
+absolute folder or file; ``.parquet`` and ``.jsonl`` files are read, nothing is downloaded. Each set's layout and
+how to fetch it: docs/data.md, "The newest competition sets".
 
 >>> competition_row({"problem_idx": 3, "problem": "Find x.", "answer": 42}, "0", "HMMT-Feb-2025", "f record 0")
 {'question_id': 'HMMT-Feb-2025/3', 'question': 'Find x.', 'answer': '42'}

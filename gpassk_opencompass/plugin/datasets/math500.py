@@ -1,16 +1,9 @@
-"""MATH500-L5: the difficulty-5 questions of MATH500, on OpenCompass's MATH500 files.
+"""MATH500-L5: the difficulty-5 questions of MATH500 (134, as in arXiv 2412.13147, appendix F.2), on OpenCompass's
+MATH500 files.
 
-The paper behind the leaderboard (arXiv 2412.13147, appendix F.2) selects
-"all questions with difficulty 5" of MATH500, 134 questions; the published
-greedy accuracies are all multiples of 1/134 (26.1 = 35/134, 51.5 = 69/134).
-OpenCompass's ``MATHDataset`` keeps only ``problem`` and ``solution``, so it
-cannot filter by level; this loader reads the same file
-(``opencompass/math`` -> ``$COMPASS_DATA_CACHE/data/math/test_prm800k_500.json``,
-a JSON object of id -> record) or a JSONL in the Hugging Face
-``HuggingFaceH4/MATH-500`` layout, and keeps the records whose ``level`` is 5
-(``"Level 5"`` or ``5``).  The reference answer is the record's ``answer``
-when present, otherwise the last ``\\boxed{}`` of its ``solution``, extracted
-with OpenCompass's own ``extract_boxed_answer``.
+OpenCompass's ``MATHDataset`` cannot filter by level; this loader reads the same file (``opencompass/math``) or a
+``HuggingFaceH4/MATH-500`` JSONL and keeps the records whose ``level`` is 5; the answer is ``answer``, else the
+last ``\\boxed{}`` of ``solution`` (OpenCompass's ``extract_boxed_answer``). Layout: docs/data.md.
 
 >>> parse_level("Level 5"), parse_level(3), parse_level("Level ?")
 (5, 3, None)
