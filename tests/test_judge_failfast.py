@@ -3,6 +3,8 @@
 Real HTTP servers on 127.0.0.1 (tests/loopback_openai.py); no timing assertions: requests are counted.
 """
 
+import asyncio
+import gc
 import io
 import json
 import threading
@@ -240,3 +242,30 @@ def test_gpassk_score_says_once_where_the_verdicts_of_a_judge_dead_mid_run_are_k
     arrived = len(cache.read_text().splitlines())
     assert arrived >= 1 and f"{arrived} of 40 verdicts arrived" in line
     assert line.count(str(cache)) == 1 and line.count("resume") == 1
+
+
+def test_a_request_that_fails_while_being_cancelled_leaves_no_unretrieved_exception():
+    """SIGTERM cancels the run while a request is in flight; the request's own task then ends with the
+    connection's error (``APIConnectionError``). Nobody awaits that task any more: unless its exception is
+    taken, asyncio prints "Task exception was never retrieved" with a traceback after the one-line goodbye
+    (seen in `gpassk score` terminated by SIGTERM under load)."""
+    reported: list[dict] = []
+
+    async def request():
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            raise ConnectionError("Connection error.") from None
+
+    async def run():
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: reported.append(context))
+        caller = asyncio.ensure_future(llm_module._by_deadline(request(), 60))
+        await asyncio.sleep(0.01)
+        caller.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await caller
+        await asyncio.sleep(0.01)
+        gc.collect()
+
+    asyncio.run(run())
+    assert not [context for context in reported if "never retrieved" in context.get("message", "")], reported

@@ -265,9 +265,12 @@ async def _by_deadline(call: Awaitable, deadline: float):
 
     Unlike ``asyncio.wait_for`` before Python 3.12, a cancellation of the
     caller (Ctrl-C) is never swallowed when it meets the call's own end: the
-    call runs as a task of its own, cancelled whenever the caller leaves.
+    call runs as a task of its own, cancelled whenever the caller leaves. A
+    call that ends in an error after the caller left (a connection closed by
+    the cancellation) has its error taken, so asyncio never prints it.
     """
     task = asyncio.ensure_future(call)
+    task.add_done_callback(_taken)
     try:
         done, _ = await asyncio.wait({task}, timeout=deadline)
         if task not in done:
@@ -275,6 +278,12 @@ async def _by_deadline(call: Awaitable, deadline: float):
         return task.result()
     finally:
         task.cancel()
+
+
+def _taken(task: asyncio.Future) -> None:
+    """Take a finished call's error, so that one nobody awaits is not reported as never retrieved."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def _served_models(endpoint: _Endpoint, settings: JudgeSettings) -> list[str] | None:
