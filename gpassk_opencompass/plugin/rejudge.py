@@ -47,6 +47,7 @@ from gpassk_opencompass.plugin.runs import (
     prediction_parts,
     saved_config_paths,
 )
+from gpassk_opencompass.scoring.readers.opencompass import score_commands
 from gpassk_opencompass.scoring.results import ResultsFile
 from gpassk_opencompass.scoring.results_io import load_results
 
@@ -427,8 +428,8 @@ def rejudge_run(
         predictions = prediction_parts(first.run_dir, first.model_abbr, first.dataset_abbr)[0]
         raise InputError(
             "--judge source takes the verdicts the run's own evaluator kept (in results/, under --dump-eval-details), "
-            "not a judge's: nothing to judge again; score them with: "
-            f"gpassk score {predictions} --judge source --k K"
+            "not a judge's: nothing to judge again; "
+            + (score_commands(Path(path)) or f"score them with: gpassk score {predictions} --judge source --k K")
         )
     output_dir = Path(output_dir) if output_dir is not None else default_output(targets)
     check_writable_folder("--output", output_dir)
