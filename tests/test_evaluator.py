@@ -109,7 +109,10 @@ def test_identical_replicas_are_reported(loguru_messages):
     [
         (dict(k=[4, 16]), "dataset k must be integers with 1 <= k <= n=8; got k=16"),
         (dict(n=5, k=[2, 4]), "48 predictions cannot be n=5 replicas"),
-        (dict(drop_prediction=True), "predictions (47), references (48) and dataset rows (48)"),
+        (
+            dict(drop_prediction=True),
+            "the run has 47 predictions (n=8) but its data now gives 48 rows (6 questions x n=8)",
+        ),
         (dict(shuffle=True), "replica 1 does not repeat replica 0"),
         (
             dict(misorder=True),
@@ -143,6 +146,31 @@ def test_bad_input_fails_before_any_judge_request(loopback_openai, change, messa
         run(evaluator, dataset, predictions, k=change.get("k", KS), n=change.get("n", N))
     assert message in str(error.value)
     assert server.requests == []
+
+
+def test_a_run_resumed_on_changed_data_names_the_counts_the_dataset_and_the_fix(tmp_path, monkeypatch):
+    """``opencompass -r`` after the data gained questions: OpenCompass hands the evaluator the run's predictions
+    (4 questions x n=8, from its predictions files) and the rows it builds from today's data (6 x 8), with
+    ``_out_dir`` set to the results path as its eval task sets it (was: a bare length mismatch)."""
+    monkeypatch.setenv("COMPASS_DATA_CACHE", str(tmp_path / "data"))
+    dataset = make_dataset()
+    run_predictions = [p for row, p in enumerate(make_predictions(dataset)) if row % len(QUESTIONS) < 4]
+    evaluator = GPassKEvaluator(judge="rule")
+    evaluator._out_dir = str(tmp_path / "outputs" / "20261127_101500" / "results" / "m_t0-7" / "tiny")
+    with pytest.raises(InputError) as error:
+        evaluator.evaluate(KS, N, dataset, predictions=run_predictions, references=dataset["answer"], test_set=dataset)
+    message = str(error.value)
+    assert message.startswith(
+        "m_t0-7 x tiny: the run has 32 predictions (4 questions x n=8) but its data now gives 48 rows "
+        "(6 questions x n=8): the data changed or moved since the run; give the data the run used "
+        f"(COMPASS_DATA_CACHE, now {str(tmp_path / 'data')!r}, "
+    ), message
+    assert message.endswith(
+        "then resume the run again (opencompass CONFIG -r 20261127_101500); or to infer anew on the new data, move "
+        f"its predictions ({tmp_path / 'outputs' / '20261127_101500' / 'predictions' / 'm_t0-7' / 'tiny'}*.json) "
+        "aside first"
+    ), message
+    assert "must have the same length" not in message and "\n" not in message
 
 
 @pytest.mark.parametrize(

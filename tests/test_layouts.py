@@ -356,9 +356,13 @@ def test_a_folder_of_one_file_is_that_file_and_a_tools_parts_are_not_seeds(capsy
     folder = DATA / "qwen-math"
     assert read_input(folder).questions == read_input(next(folder.glob("*.jsonl"))).questions
     parts = DATA / "opencompass" / "predictions" / "strong_t0-7"
-    assert refused(capsys, str(parts)).endswith(
+    assert refused(capsys, f"{parts}/*.json").endswith(
         f"{parts}: its opencompass files are read together, not as one file per seed; give one of them "
         f"({parts}/tiny_llm_0.json)"
+    )
+    assert refused(capsys, str(parts)).endswith(  # the folder itself is a run's: its reader names the file
+        f"{parts}: an OpenCompass run's folder; gpassk score takes one model x dataset's predictions file: "
+        f"gpassk score {parts}/tiny_llm_0.json --judge rule --k K"
     )
 
 

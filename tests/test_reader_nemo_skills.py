@@ -198,8 +198,13 @@ def test_without_ids_the_files_are_joined_line_by_line_and_checked(tmp_path):
     with pytest.raises(InputError) as raised:
         read_questions(folder)
     message = str(raised.value)
-    assert message.startswith(f"{folder / 'output-rs1.jsonl'} line 5: id '4' has question ") and "\n" not in message
-    assert f"but {folder / 'output-rs0.jsonl'} line 5 has" in message
+    assert message.startswith(f"{folder / 'output-rs1.jsonl'} line 5: question ") and "\n" not in message
+    assert f"but {folder / 'output-rs0.jsonl'} line 5, at the same place, has" in message
+    # the ids are places, not the data's: the fix is files of one run in order, not an id per question
+    assert message.endswith(
+        "these files are not of one run, or their lines are out of order; give the files of one run as the tool wrote them"
+    )
+    assert "give each question its own id" not in message
 
 
 MALFORMED = {

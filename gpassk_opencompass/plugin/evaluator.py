@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from opencompass.openicl.icl_evaluator import BaseEvaluator
 from opencompass.registry import ICL_EVALUATORS
@@ -36,7 +37,7 @@ from gpassk_opencompass.judges.rule import UNDECIDED_HINT
 from gpassk_opencompass.judges.types import judge_endpoint
 from gpassk_opencompass.log import enable_logging, logger
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, check_request
-from gpassk_opencompass.plugin.replicas import by_question, check_replicas_align, question_count
+from gpassk_opencompass.plugin.replicas import by_question, check_replicas_align, data_changed, question_count
 from gpassk_opencompass.render.score_report import unresolved_summary
 from gpassk_opencompass.scoring.compute import IDENTICAL_SHARE_WARNING
 from gpassk_opencompass.scoring.flow import score_questions
@@ -260,10 +261,11 @@ class GPassKEvaluator(BaseEvaluator):
             if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= n:
                 raise InputError(f"dataset k must be integers with 1 <= k <= n={n}; got k={k!r}")
         check_request(ks, self.request.thresholds)
-        if not (len(predictions) == len(references) == len(dataset)):
+        if len(predictions) != len(dataset):
+            raise InputError(self._data_changed(len(predictions), len(dataset), n))
+        if len(references) != len(dataset):
             raise InputError(
-                f"predictions ({len(predictions)}), references ({len(references)}) and dataset rows "
-                f"({len(dataset)}) must have the same length"
+                f"references ({len(references)}) and dataset rows ({len(dataset)}) must have the same length"
             )
         question_count(len(predictions), n)
         columns = dataset.column_names
@@ -281,6 +283,27 @@ class GPassKEvaluator(BaseEvaluator):
                     f"prediction {row} is a {type(prediction).__name__}, expected the model's text; "
                     "check the model's output format"
                 )
+
+    def _data_changed(self, predictions: int, rows: int, n: int) -> str:
+        """The line for predictions not as many as the data's rows: a run resumed (``-r``) on changed data.
+
+        OpenCompass sets ``_out_dir`` to ``<work dir>/results/<model abbr>/<dataset abbr>``: they name the run.
+        """
+        out_dir = getattr(self, "_out_dir", None)
+        if not isinstance(out_dir, str):
+            return data_changed("the evaluated dataset", predictions, rows, n, "", "evaluate again")
+        results = Path(out_dir)
+        model, dataset, run = results.parent.name, results.name, results.parent.parent.parent
+        kept = run / "predictions" / model / f"{dataset}*.json"
+        return data_changed(
+            f"{model} x {dataset}",
+            predictions,
+            rows,
+            n,
+            "",
+            f"resume the run again (opencompass CONFIG -r {run.name}); or to infer anew on the new data, move its "
+            f"predictions ({kept}) aside first",
+        )
 
     def _questions(
         self, first_replica, references: list[list], predictions: list[list[str]], subsets: Sequence[str]

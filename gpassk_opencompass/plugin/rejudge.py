@@ -32,12 +32,14 @@ from gpassk_opencompass.log import logger
 from gpassk_opencompass.plugin.config_types import resolve_config_types
 from gpassk_opencompass.plugin.datasets.files import locate
 from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
+from gpassk_opencompass.plugin.replicas import data_changed
 from gpassk_opencompass.plugin.runs import (
     MAX_CONFIG_BYTES,
     load_saved_config,
     prediction_parts,
     saved_config_paths,
 )
+from gpassk_opencompass.scoring.readers.opencompass import score_commands
 from gpassk_opencompass.scoring.results import ResultsFile
 from gpassk_opencompass.scoring.results_io import load_results
 
@@ -253,20 +255,16 @@ def check_data_matches(target: RejudgeTarget, dataset_cfg: Mapping) -> None:
     rows = len(build_dataset_from_cfg(dataset_cfg).test)
     if predictions == rows:
         return
-    n = dataset_cfg.get("n", 1)
-    cache = os.environ.get("COMPASS_DATA_CACHE")
     raise InputError(
-        f"{target.model_abbr} x {target.dataset_abbr}: the run has {predictions} predictions "
-        f"({_questions(predictions, n)}) but its data, {_data_place(dataset_cfg)}, now gives {rows} rows "
-        f"({_questions(rows, n)}): the data changed or moved since the run; give the data the run used "
-        f"(COMPASS_DATA_CACHE, {'now ' + repr(cache) if cache else 'not set now'}, or DATASET_SOURCE as for the "
-        "run, or restore its files), then rejudge again"
+        data_changed(
+            f"{target.model_abbr} x {target.dataset_abbr}",
+            predictions,
+            rows,
+            dataset_cfg.get("n", 1),
+            _data_place(dataset_cfg),
+            "rejudge again",
+        )
     )
-
-
-def _questions(count: int, n: int) -> str:
-    """``'6 questions x n=8'`` for 48 rows, or just ``'n=8'`` when they do not divide."""
-    return f"{count // n} questions x n={n}" if count % n == 0 else f"n={n}"
 
 
 def _data_place(dataset_cfg: Mapping) -> str:
@@ -422,8 +420,8 @@ def rejudge_run(
         predictions = prediction_parts(first.run_dir, first.model_abbr, first.dataset_abbr)[0]
         raise InputError(
             "--judge source takes the verdicts the run's own evaluator kept (in results/, under --dump-eval-details), "
-            "not a judge's: nothing to judge again; score them with: "
-            f"gpassk score {predictions} --judge source --k K"
+            "not a judge's: nothing to judge again; "
+            + (score_commands(Path(path)) or f"score them with: gpassk score {predictions} --judge source --k K")
         )
     output_dir = Path(output_dir) if output_dir is not None else default_output(targets)
     check_writable_folder("--output", output_dir)

@@ -12,6 +12,7 @@ judging happens.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
@@ -72,3 +73,29 @@ def check_replicas_align(keys: Sequence[Hashable], n: int, what: str = "question
                     f"where row {question} has {keys[question]!r:.100}; the dataset must be n={n} copies "
                     "of the same questions in the same order"
                 )
+
+
+def data_changed(subject: str, predictions: int, rows: int, n: int, data: str, then: str) -> str:
+    """The one line for a run whose predictions are not as many as the rows its data gives now.
+
+    OpenCompass pairs the i-th prediction with the i-th row of the dataset it builds from the config (each
+    question n times): data changed or moved since the run (a newer download, another ``COMPASS_DATA_CACHE``)
+    gives another number of rows. ``data`` names the data read (``""`` where it is not known), ``then`` what to
+    run once it is the run's again.
+
+    >>> print(data_changed("m x d", 64, 80, 8, "", "run it again"))  # doctest: +ELLIPSIS
+    m x d: the run has 64 predictions (8 questions x n=8) but its data now gives 80 rows (10 questions x n=8): ...
+    """
+    cache = os.environ.get("COMPASS_DATA_CACHE")
+    return (
+        f"{subject}: the run has {predictions} predictions ({_questions(predictions, n)}) but its data"
+        f"{', ' + data + ',' if data else ''} now gives {rows} rows ({_questions(rows, n)}): the data changed or "
+        f"moved since the run; give the data the run used (COMPASS_DATA_CACHE, "
+        f"{'now ' + repr(cache) if cache else 'not set now'}, or DATASET_SOURCE as for the run, or restore its "
+        f"files), then {then}"
+    )
+
+
+def _questions(count: int, n: int) -> str:
+    """``'6 questions x n=8'`` for 48 rows, or just ``'n=8'`` when they do not divide."""
+    return f"{count // n} questions x n={n}" if count % n == 0 else f"n={n}"

@@ -106,6 +106,11 @@ def load_results(path) -> ResultsFile:
     return read_results(load_json_text(data, source=str(path), max_bytes=MAX_RESULTS_BYTES), str(path))
 
 
+def _gpassk_details(details: object) -> bool:
+    """Whether a document's ``details`` are per-question records (an ``id`` each), as gpassk writes them."""
+    return isinstance(details, list) and all(isinstance(detail, Mapping) and "id" in detail for detail in details)
+
+
 def _checked(record: ResultsFile, source: str) -> ResultsFile:
     """``record`` with its source and :attr:`ResultsFile.problems` set."""
     problems = results_problems(record)
@@ -115,12 +120,20 @@ def _checked(record: ResultsFile, source: str) -> ResultsFile:
 
 def _legacy(document: Mapping) -> dict:
     """A schema 0 or 1 document as the model reads it: top-level values other than numbers and ``gpassk``
-    fields the block never had are ignored, as every reader of those versions did."""
+    fields the block never had are ignored, as every reader of those versions did; so are the ``details`` of a
+    schema 0 document (another evaluator's) unless they are per-question records with an ``id`` each.
+
+    >>> theirs = {"G-Pass@4_0.5": 67.5, "details": [{"example_abbr": "oc_livemath_0", "correct": [1, 0]}]}
+    >>> read_results(theirs).details, read_results(theirs).metrics
+    ((), {'G-Pass@4_0.5': 67.5})
+    """
     kept = {
         key: value
         for key, value in document.items()
         if key in ("gpassk", "details", "unresolved") or (is_int(value) or isinstance(value, float))
     }
+    if "gpassk" not in kept and not _gpassk_details(kept.get("details")):
+        kept.pop("details", None)  # another evaluator's own (OpenCompass's --dump-eval-details): not ours to read
     info = kept.get("gpassk")
     if isinstance(info, Mapping):
         kept["gpassk"] = {key: value for key, value in info.items() if key in GPassKBlock.model_fields}

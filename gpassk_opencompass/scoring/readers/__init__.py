@@ -116,7 +116,7 @@ def detect_format(path: str | os.PathLike) -> str:
         f"{path}: not a format gpassk score knows ({', '.join(FORMATS)}; `gpassk score --help` says what each "
         f"reads){_fields_of(path)}; name it with --format NAME"
     )
-    if path.is_dir():  # most often a finished OpenCompass run: that is judged again in place
+    if (path / "predictions").is_dir():  # an OpenCompass run without predictions files (the reader says which)
         message += f", or to judge a finished OpenCompass run again use: gpassk rejudge {path}"
     raise InputError(message)
 

@@ -153,9 +153,7 @@ def _grouped(samples: Iterable[tuple[str, dict]]) -> list[dict]:
             for name, what in (("question", "question"), ("answer", "gold answer")):
                 if sample[name] != record[name]:
                     raise InputError(
-                        f"{where}: id {identifier!r} has {what} {sample[name]!r:.60} but {first_where[identifier]} "
-                        f"has {record[name]!r:.60}; rows of one id are samples of one question: give each "
-                        "question its own id"
+                        _disagree(where, first_where[identifier], identifier, what, sample[name], record[name])
                     )
         position = len(record["predictions"])
         record["predictions"].append(sample["prediction"])
@@ -166,6 +164,33 @@ def _grouped(samples: Iterable[tuple[str, dict]]) -> list[dict]:
             elif field in record:
                 record[field].append(None)
     return list(records.values())
+
+
+class LineId(str):
+    """An id a reader gave a sample row by its place in the file (``"4"``: the fifth line), for data without ids.
+
+    Rows of one place in several seeds' files are then joined as the tool joins them, line by line; a row there
+    of another question means the files are not of one run, or out of order, not that an id was reused.
+
+    >>> LineId("4") == "4", {LineId("4"): 1}["4"]
+    (True, 1)
+    """
+
+    __slots__ = ()
+
+
+def _disagree(where: str, first: str, identifier: str, what: str, value: object, held: object) -> str:
+    """The line for a row whose question or gold answer differs from the first row of its id (or of its place)."""
+    if isinstance(identifier, LineId):
+        return (
+            f"{where}: {what} {value!r:.60}, but {first}, at the same place, has {held!r:.60}; without ids in the "
+            "data, line i of every seed's file is question i, as the tool joins them: these files are not of one "
+            "run, or their lines are out of order; give the files of one run as the tool wrote them"
+        )
+    return (
+        f"{where}: id {identifier!r} has {what} {value!r:.60} but {first} has {held!r:.60}; rows of one id are "
+        "samples of one question: give each question its own id"
+    )
 
 
 def questions_of(records: Iterable[Mapping], source: str) -> list[Question]:

@@ -45,6 +45,7 @@ from collections.abc import Iterator
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import find_files, load_json_text, read_lines
 from gpassk_opencompass.scoring.readers._folder import gold_answer
+from gpassk_opencompass.scoring.readers._samples import LineId
 from gpassk_opencompass.scoring.readers.sniff import first_record
 
 NAME = "nemo-skills"
@@ -110,7 +111,7 @@ def read(path: pathlib.Path) -> Iterator[tuple[str, dict]]:
     for position, (where, line) in enumerate(_lines(path)):
         row = row_of_line(line, where, verdict_field)
         if row["id"] is None:
-            row["id"] = str(position)
+            row["id"] = LineId(position)
         yield where, row
 
 

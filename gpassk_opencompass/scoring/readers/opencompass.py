@@ -15,9 +15,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import read_json_file
+from gpassk_opencompass.files import find_files, read_head, read_json_file
 from gpassk_opencompass.scoring.readers._complete import check_complete
 from gpassk_opencompass.scoring.readers._folder import gold_answer
+from gpassk_opencompass.scoring.readers.sniff import SNIFF_BYTES
 
 NAME = "opencompass"
 DESCRIPTION = "an OpenCompass run's predictions/<model>/<dataset>.json or its results/<model>/<dataset>.json"
@@ -27,11 +28,20 @@ VERDICT_KEYS = ("correct", "is_correct", "cascade_correct")
 
 _PART = re.compile(r"^(?P<dataset>.+)_(?P<part>\d+)$")
 _EXAMPLE = re.compile(r"^(?P<subdivision>.+)_(?P<index>0|[1-9]\d*)$")
+#: The most subfolders of a work dir looked at for runs.
+_MAX_RUNS = 1000
 _FIX_RUN = "give the predictions and results of one run (its eval step writes the results from those predictions)"
 
 
 def detect(path: Path) -> bool:
-    """A ``.json`` file two levels under a run's ``predictions`` (or ``results``, beside its predictions) folder."""
+    """A ``.json`` file two levels under a run's ``predictions`` (or ``results``, beside its predictions) folder;
+    or a folder of a run (the run, its ``predictions`` or ``results``, a model's folder in them, a work dir of
+    runs), to say which files to give (:func:`score_commands`). Never raises."""
+    if path.is_dir():
+        try:
+            return any(_datasets(path))
+        except (OSError, InputError):  # a part missing between _0 and the last: read() names it when given a file
+            return False
     if path.suffix != ".json" or not path.is_file():
         return False
     folder = path.parent.parent
@@ -120,8 +130,7 @@ def read(path: Path) -> Iterator[dict]:
     """One question per question of the run, with OpenCompass's verdicts where kept (see the module docstring)."""
     if path.is_dir():
         raise InputError(
-            f"{path} is a folder; --format opencompass reads one predictions/<model>/<dataset>.json file "
-            f"(a run made with GPassKEvaluator is judged again with: gpassk rejudge {path})"
+            f"{path}: {score_commands(path) or 'a folder; --format opencompass reads one predictions/<model>/<dataset>.json file'}"
         )
     dataset, found, results = _located(path)
     rows = [(f"{file} row {row}", record) for file in found for row, record in _rows(file)]
@@ -131,6 +140,91 @@ def read(path: Path) -> Iterator[dict]:
         yield from _by_prompt(dataset, rows, source)
     else:
         yield from _by_index(dataset, rows, details, results)
+
+
+#: The most commands :func:`score_commands` lists; the rest are counted.
+_LISTED = 3
+_GPASSK_BLOCK = re.compile(rb'"gpassk"\s*:\s*\{')
+_DETAILS = re.compile(rb'"details"\s*:\s*\[')
+_VERDICT = re.compile(rb'"(?:' + b"|".join(key.encode() for key in VERDICT_KEYS) + rb')"\s*:')
+
+
+def score_commands(path: Path) -> str:
+    """What to run for an OpenCompass run's folder (or one predictions file), one model x dataset at a time.
+
+    Per model x dataset, by what its results file holds (its first bytes, :func:`_judged_by`): OpenCompass's own
+    evaluator's per-sample verdicts (``--dump-eval-details``) -> ``gpassk score <predictions> --judge source``;
+    GPassKEvaluator's -> ``gpassk rejudge <run>``; none -> ``gpassk score <predictions> --judge rule``. At most
+    three commands are listed, the others counted. ``""``: not a folder of a run. Never raises.
+    """
+    try:
+        entries = list(_datasets(path)) if path.is_dir() else [(path.parent.parent.parent, *parts(path))]
+    except (OSError, InputError):
+        return ""
+    if not entries:
+        return ""
+    own: list[Path] = []
+    plain: list[Path] = []
+    rejudged: dict[Path, None] = {}  # the runs GPassKEvaluator judged, in order
+    for run_dir, dataset, found in entries:
+        judged = _judged_by(run_dir / "results" / found[0].parent.name / f"{dataset}.json")
+        if judged == "gpassk":
+            rejudged.setdefault(run_dir, None)
+        else:
+            (own if judged == "own" else plain).append(found[0])
+    listed = [f"gpassk score {file} --judge source --k K" for file in own]
+    listed += [f"gpassk score {file} --judge rule --k K" for file in plain]
+    listed += [f"gpassk rejudge {run_dir}" for run_dir in rejudged]
+    more = (
+        f" (and {len(listed) - _LISTED} more, one per predictions/<model>/<dataset>.json)"
+        if len(listed) > _LISTED
+        else ""
+    )
+    why = []
+    if own:
+        why.append("--judge source: the per-sample verdicts OpenCompass's own evaluator kept (--dump-eval-details)")
+    if rejudged:
+        why.append("gpassk rejudge: a run GPassKEvaluator judged, judged again in place")
+    return (
+        "an OpenCompass run's folder; gpassk score takes one model x dataset's predictions file: "
+        f"{'; '.join(listed[:_LISTED])}{more}{' (' + '; '.join(why) + ')' if why else ''}"
+    )
+
+
+def _judged_by(results: Path) -> str:
+    """Who judged a results file, from its first bytes: ``gpassk`` (GPassKEvaluator's block), ``own`` (OpenCompass's
+    details with a per-sample verdict), ``""`` (no file, or neither). Never raises."""
+    head = read_head(results, SNIFF_BYTES) or b""
+    if _GPASSK_BLOCK.search(head):
+        return "gpassk"
+    return "own" if _DETAILS.search(head) and _VERDICT.search(head) else ""
+
+
+def _datasets(folder: Path) -> Iterator[tuple[Path, str, list[Path]]]:
+    """``(run, dataset abbr, its predictions files)`` per model x dataset of the runs a folder is, is in or holds."""
+    runs, model = _runs_of(folder)
+    for run_dir in runs:
+        seen: set[tuple[str, str]] = set()
+        for file in find_files(run_dir / "predictions", f"{model or '*'}/*.json"):
+            dataset, found = parts(file)
+            if (file.parent.name, dataset) not in seen:
+                seen.add((file.parent.name, dataset))
+                yield run_dir, dataset, found
+
+
+def _runs_of(folder: Path) -> tuple[list[Path], str | None]:
+    """The runs a folder is (or is a part of, or holds: a ``-w`` work dir), and the one model it stands for."""
+    if (folder / "predictions").is_dir():
+        return [folder], None
+    if folder.name in ("predictions", "results") and (folder.parent / "predictions").is_dir():
+        return [folder.parent], None
+    if (
+        folder.parent.name in ("predictions", "results")
+        and (folder.parent.parent / "predictions" / folder.name).is_dir()
+    ):
+        return [folder.parent.parent], folder.name
+    below = sorted(child for child in folder.iterdir() if not child.is_symlink() and child.is_dir())
+    return [child for child in below[:_MAX_RUNS] if (child / "predictions").is_dir()], None
 
 
 def _by_prompt(dataset: str, rows: list[tuple[str, dict]], source: str) -> Iterator[dict]:
