@@ -160,6 +160,7 @@ def test_the_leaderboard_shows_the_cut_share_and_warns(scored, capsys, monkeypat
     assert '<td class="cut warned" data-value="0.25" title="4 of 16 generations cut at the output limit' in page
     assert '">4 questions, n = 4, rule judge ‡</td>' in page
     assert f"<p>‡ {warning}</p>" in page
+    assert f"<li>{warning}</li>" not in page and "note(s) from reading the runs" not in page  # said once, not twice
     assert main(["leaderboard", "outputs", "--format", "json", "--ci"]) == 0  # the shape with room for them
     document = json.loads(capsys.readouterr().out)
     assert document["measured"] == [

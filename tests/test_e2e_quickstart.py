@@ -8,11 +8,11 @@ processes), then ``gpassk leaderboard outputs/ -o
 outputs/leaderboard.html`` and ``gpassk leaderboard outputs/``; the printed row must be the exact
 G-Pass@8 of the scripted answers (``tests/exact.py``), each row must say what it measured (4 questions,
 n = 8, the judge; the share of generations cut at the output limit: every wrong answer here is a reply cut
-mid-sentence, as most of the README's real run's were at ``max_out_len=256``, found by the extraction since
+mid-sentence, as the README's real run's were at ``max_out_len=128``, found by the extraction since
 OpenCompass keeps no finish_reason) with its warnings, and what each step prints (stderr, then
 stdout) must be what the README shows under ``<!-- walkthrough output: COMMAND -->``, up to the
 numbers, the model's name and the home folder (the README's run used SmolLM2 on 5 questions; the
-progress bar, drawn on a terminal only, is left out).
+progress bar, which the README shows in its last state, is left out).
 """
 
 from __future__ import annotations

@@ -144,6 +144,8 @@ def _progress(progress: Progress | None) -> str:
     >>> from gpassk_opencompass.grid.status import Bar, Progress
     >>> _progress(Progress("evaluating", Bar("rule judge", 9, 13, "00:01", "answer")))
     'evaluating: rule judge 9 of 13 answers, ~00:01 left'
+    >>> _progress(Progress("inferring", Bar("", 1, 40, "00:42", "it"), saved=1))  # seen in a real run at its start
+    'inferring: 1 of 40 batches, 1 answer saved, ~00:42 left'
     >>> _progress(Progress("inferred")), _progress(Progress("starting"))
     ('every answer inferred; the evaluation has not started', 'starting: no task log yet')
     """
@@ -158,7 +160,7 @@ def _progress(progress: Progress | None) -> str:
         counted = _COUNTED.get(bar.unit, bar.unit or "steps")
         parts.append(f"{bar.desc + ' ' if bar.desc else ''}{bar.done} of {bar.total} {counted}")
     if progress.saved is not None:
-        parts.append(f"{progress.saved} answers saved")
+        parts.append(f"{progress.saved} answer{'' if progress.saved == 1 else 's'} saved")
     if bar is not None and bar.left is not None and bar.done < bar.total:
         parts.append(f"~{bar.left} left")
     return progress.stage + (f": {', '.join(parts)}" if parts else "")

@@ -144,6 +144,7 @@ def render_html(leaderboard: Leaderboard, *, intervals: bool = False, title: str
         for index, table in enumerate(leaderboard.tables)
     )
     comparison = leaderboard.comparison
+    footnoted = set(warning_footnotes(leaderboard))  # a row's warning is said under its table, not again in the notes
     page = {
         "title": title or page_title(leaderboard),
         "k": leaderboard.k,
@@ -159,7 +160,7 @@ def render_html(leaderboard: Leaderboard, *, intervals: bool = False, title: str
             "correction": ranking.correction,
         },
         "panels": panels,
-        "notices": tuple(notice.message for notice in leaderboard.notices),
+        "notices": tuple(notice.message for notice in leaderboard.notices if notice.message not in footnoted),
     }
     return template(TEMPLATE).render(page=page)
 
