@@ -175,7 +175,8 @@ def test_every_layout_counts_its_cut_generations_from_the_record_or_the_text(lay
         "source": source,
     }
     share = round(100 * document["gpassk"]["cut"]["cut"] / generations)
-    assert f"cut at the output limit: 4 of {generations} generations ({share} %, {SAID[source]})" in out
+    at_least = "" if source == "finish_reason" else "at least "  # some found by the text check: a lower bound
+    assert f"cut at the output limit: {at_least}4 of {generations} generations ({share} %, {SAID[source]})" in out
     assert err.strip() == said
 
 
@@ -227,7 +228,7 @@ def test_opencompass_verdicts_count_cuts_from_the_extraction(tmp_path, capsys):
     assert [d["cut"] for d in document["details"]] == [1] + [0] * 7  # row 0 is replica 0 of question 0
     theirs = json.loads((run / "results" / OC_MODEL / "oc_livemath.json").read_text())
     assert document["accuracy (8 runs average)"] == pytest.approx(theirs["accuracy (8 runs average)"])
-    assert f"cut at the output limit: 1 of 64 generations (2 %, {SAID['extraction']})" in out
+    assert f"cut at the output limit: at least 1 of 64 generations (2 %, {SAID['extraction']})" in out
 
 
 def test_the_tools_verdicts_and_ours_on_one_file_per_seed_are_audited_by_agree(tmp_path, capsys):

@@ -395,13 +395,18 @@ def cut_warning(label: str, run: RunResult, share: float = CUT_WARNING_SHARE) ->
     >>> run = RunResult(Path("r.json"), "m", "d", "X", "AIME2025", False, 16, (4, 16), cut=cut)
     >>> cut_warning("X", run)
     'X on AIME2025: 23 % of generations cut at the output limit; G-Pass@16_1.0 is bounded by it; raise max_out_len'
+    >>> print(cut_warning("X", RunResult(Path("r.json"), "m", "d", "X", "AIME2025", True, 1, (1,),
+    ...                                  cut=cut.model_copy(update={"recorded": 0, "source": "extraction"}))))
+    X on AIME2025 (greedy): at least 23 % of generations cut at the output limit (no finish_reason recorded: counted from the text); Greedy is bounded by it; raise max_out_len
     """
     if run.cut is None or run.cut.share <= share:
         return None
     bounded = "Greedy" if run.greedy else metric_key(max(run.k), 1.0)
     return (
-        f"{label} on {run.benchmark}{' (greedy)' if run.greedy else ''}: {run.cut.share * 100:.0f} % of generations "
-        f"cut at the output limit; {bounded} is bounded by it; raise max_out_len"
+        f"{label} on {run.benchmark}{' (greedy)' if run.greedy else ''}: {'at least ' * run.cut.lower_bound}"
+        f"{run.cut.share * 100:.0f} % of generations cut at the output limit"
+        f"{' (no finish_reason recorded: counted from the text)' * run.cut.lower_bound}; {bounded} is bounded by it; "
+        "raise max_out_len"
     )
 
 

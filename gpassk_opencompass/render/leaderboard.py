@@ -106,12 +106,19 @@ def format_cut(measured: Measured | None) -> str:
     >>> from gpassk_opencompass.scoring.results import CutGenerations
     >>> def cut(count): return CutGenerations(generations=1000, cut=count, no_answer=0, recorded=0, source="extraction")
     >>> format_cut(Measured(5, 8, cut=cut(234))), format_cut(Measured(5, 8, cut=cut(3))), format_cut(Measured(5, 8))
-    ('23 % ⚠', '<1 %', '-')
+    ('≥ 23 % ⚠', '≥ 0 %', '-')
+
+    ``≥``: a lower bound (:attr:`~gpassk_opencompass.scoring.results.CutGenerations.lower_bound`: some stop
+    reasons were not recorded).
     """
     if measured is None or measured.cut is None:
         return MISSING
-    share = measured.cut.share
-    text = "<1 %" if 0 < share < 0.005 else f"{share * 100:.0f} %"
+    cut = measured.cut
+    share = cut.share
+    if cut.lower_bound:
+        text = f"≥ {share * 100:.0f} %"
+    else:
+        text = "<1 %" if 0 < share < 0.005 else f"{share * 100:.0f} %"
     return f"{text} {FLAG}" if share > CUT_WARNING_SHARE else text
 
 

@@ -74,6 +74,9 @@ def cut_line(record: ResultsFile) -> str | None:
     >>> cut = {"generations": 120, "cut": 30, "no_answer": 12, "recorded": 120, "source": "finish_reason"}
     >>> print(cut_line(read_results({"gpassk": {"schema_version": 3, "cut": cut}})))
     cut at the output limit: 30 of 120 generations (25 %, from the recorded finish_reason); 12 more end without a final answer
+    >>> cut |= {"recorded": 0, "source": "extraction"}
+    >>> print(cut_line(read_results({"gpassk": {"schema_version": 3, "cut": cut}})))
+    cut at the output limit: at least 30 of 120 generations (25 %, no finish_reason recorded: no final answer and the text stops mid-sentence); 12 more end without a final answer
     """
     cut = record.cut
     if cut is None or not (cut.cut or cut.no_answer):
@@ -85,7 +88,7 @@ def cut_line(record: ResultsFile) -> str | None:
         )
     more = f"; {cut.no_answer} more end without a final answer" if cut.no_answer else ""
     return (
-        f"cut at the output limit: {cut.cut} of {cut.generations} generations "
+        f"cut at the output limit: {'at least ' * cut.lower_bound}{cut.cut} of {cut.generations} generations "
         f"({cut.share * 100:.0f} %, {CUT_SOURCES[cut.source]}){more}"
     )
 

@@ -80,8 +80,8 @@ class CutGenerations(Contract):
     final answer (:mod:`~gpassk_opencompass.scoring.cut`), and who said so.
 
     >>> cut = CutGenerations(generations=120, cut=30, no_answer=12, recorded=120, source="finish_reason")
-    >>> cut.share
-    0.25
+    >>> cut.share, cut.lower_bound
+    (0.25, False)
     """
 
     generations: Count = Field(description="generations looked at (every question's n)")
@@ -97,6 +97,13 @@ class CutGenerations(Contract):
     def share(self) -> float:
         """The share of generations cut at the output limit (0 when there are none)."""
         return self.cut / self.generations if self.generations else 0.0
+
+    @property
+    def lower_bound(self) -> bool:
+        """Whether :attr:`cut` is only a lower bound: some generations have no recorded stop reason, and the
+        text check finds a cut only where the text stops mid-sentence without an answer (one cut at a
+        sentence's end, or after an answer, is not seen)."""
+        return self.recorded < self.generations
 
 
 class GPassKBlock(Contract):
