@@ -305,3 +305,15 @@ def test_docs_and_help_agree_on_exit_codes_and_the_command():
     options = LaunchOptions(work_dir=Path("outputs"), opencompass="opencompass")
     command = " ".join(opencompass_command(GridRun(Path("configs/X.py"), "m", "d"), options, "<timestamp>"))
     assert command in docs
+
+
+def test_the_progress_bar_is_drawn_on_a_terminal_only(tmp_path, grid, fake_opencompass, capsys):
+    """`gpassk grid run ... > log 2>&1` wrote every redraw of the bar into the log (seen in the README's real run)."""
+    configs, _ = grid
+    assert (
+        main(["grid", "run", str(configs), "-w", str(tmp_path / "outputs"), "--opencompass", fake_opencompass.path])
+        == 0
+    )
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[-1] == "3 configs: 3 done"
+    assert "grid:" not in captured.err and "\r" not in captured.err, captured.err

@@ -405,7 +405,7 @@ class Launcher:
                 os.killpg(process.pid, signum)
 
     def run(self, launches: Sequence[Launch], progress: bool = True) -> list[Outcome]:
-        """Run every launch (``max_parallel`` at a time) with a progress bar over configs.
+        """Run every launch (``max_parallel`` at a time) with a progress bar over configs (on a terminal only).
 
         Raises:
             KeyboardInterrupt: after stopping the running launches.
@@ -416,7 +416,7 @@ class Launcher:
             total=len(launches),
             unit="config",
             desc="grid",
-            disable=not progress or not launches,
+            disable=True if not progress or not launches else None,  # None: on a terminal only
             file=sys.stderr,
             dynamic_ncols=True,
         )
