@@ -132,25 +132,105 @@ class Curtailed:
         on = (drawn == self.n) & (correct >= 0) & (correct <= self.n) & (high - low + 1 > inside)
         return stopped | on
 
+    def check_drawn(self, drawn: Any, names: Any = None) -> None:
+        """:class:`InputError` naming the first question with a count other than ``n1`` or ``n`` (before judging).
+
+        >>> Curtailed(16, 48).check_drawn([16, 48, 30], ["a", "b", "c"])
+        Traceback (most recent call last):
+        ...
+        gpassk_opencompass.errors.InputError: question 'c' has 30 generations; curtailed at 16 of 48 each has 16 (stopped) or 48 (drawn on)
+        """
+        drawn = int_array("N", drawn).ravel()
+        bad = (drawn != self.n1) & (drawn != self.n)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"question {_name(names, i)} has {int(drawn[i])} generations; curtailed at {self.n1} of {self.n} "
+                f"each has {self.n1} (stopped) or {self.n} (drawn on)"
+            )
+
     def check(self, drawn: Any, correct: Any, names: Any = None) -> None:
         """:class:`InputError` naming the first ``(N, C)`` the design cannot have produced (question ``names[i]``)."""
+        self.check_drawn(drawn, names)
         drawn, correct = np.broadcast_arrays(int_array("N", drawn), int_array("C", correct))
         bad = ~self.admissible(drawn, correct)
-        if not bad.any():
-            return
-        i = int(np.flatnonzero(bad.ravel())[0])
-        name = repr(names[i]) if names is not None else str(i)
-        got, right = int(drawn.ravel()[i]), int(correct.ravel()[i])
-        if got not in (self.n1, self.n):
+        if bad.any():
+            i = int(np.flatnonzero(bad.ravel())[0])
             raise InputError(
-                f"question {name} has {got} generations; curtailed at {self.n1} of {self.n} each has {self.n1} "
-                f"(stopped) or {self.n} (drawn on)"
+                f"question {_name(names, i)}: {int(correct.ravel()[i])} correct of {int(drawn.ravel()[i])} cannot "
+                f"come from curtailment at {self.n1} of {self.n} ({self.rule}: a question stops at {self.n1} exactly "
+                f"when its stage-1 count is in {{{', '.join(map(str, sorted(self.stop_set)))}}})"
             )
-        stops = ", ".join(str(count) for count in sorted(self.stop_set))
-        raise InputError(
-            f"question {name}: {right} correct of {got} cannot come from curtailment at {self.n1} of {self.n} "
-            f"({self.rule}: a question stops at {self.n1} exactly when its stage-1 count is in {{{stops}}})"
+
+    def check_order(self, drawn: Any, first: Any, unresolved: Any, names: Any = None, *, judge: str = "") -> None:
+        """:class:`InputError` naming the first question whose stage-1 verdicts (its first ``n1``, in draw order:
+        ``first`` correct and ``unresolved`` unresolved) contradict its count: stopped without meeting the rule, or
+        drawn on though they meet it. Unresolved verdicts contradict nothing (the question is unresolved).
+
+        >>> Curtailed(4, 8).check_order([4, 8, 8], [0, 2, 0], [0, 0, 1], ["a", "b", "c"])
+        >>> Curtailed(4, 8).check_order([4, 8], [0, 0], [0, 0], ["a", "b"], judge="rule")
+        Traceback (most recent call last):
+        ...
+        gpassk_opencompass.errors.InputError: question 'b' drew on to 8 generations, but its first 4 verdicts meet all-wrong (0 correct): its generations are not in draw order, or the stop was decided by another judge than rule; score with the judge that decided the stop
+        """
+        drawn, first, unresolved = (
+            int_array(name, value).ravel() for name, value in (("N", drawn), ("c1", first), ("u1", unresolved))
         )
+        stops = sorted(self.stop_set)
+        some_stop = np.zeros(drawn.shape, dtype=bool)  # a resolution of the unresolved ones meets the rule
+        for count in stops:
+            some_stop |= (first <= count) & (count <= first + unresolved)
+        every_stop = (unresolved + 1) == sum(
+            ((first <= s) & (s <= first + unresolved) for s in stops), np.zeros(drawn.shape, dtype=np.int64)
+        )
+        stopped = (drawn == self.n1) & (self.n1 < self.n)
+        by = f"another judge than {judge}" if judge else "another judge"
+        for bad, what in (
+            (stopped & ~some_stop, "stopped at {N} generations with {c1} correct, which does not meet {rule}"),
+            (
+                ~stopped & every_stop,
+                "drew on to {N} generations, but its first {n1} verdicts meet {rule} ({c1} correct)",
+            ),
+        ):
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                said = what.format(N=int(drawn[i]), c1=int(first[i]), n1=self.n1, rule=self.rule)
+                raise InputError(
+                    f"question {_name(names, i)} {said}: its generations are not in draw order, or the stop was "
+                    f"decided by {by}; score with the judge that decided the stop"
+                )
+
+    def resolutions(self, drawn: Any, correct: Any, unresolved: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The least and the most admissible ``C`` in ``[correct, correct + unresolved]`` per question: the count
+        with every unresolved verdict wrong, and right, as far as the design allows (the estimator is
+        non-decreasing in ``C``, so they bound it). :meth:`check_order` makes sure there is one.
+
+        >>> [a.tolist() for a in Curtailed(4, 8, "all-wrong-or-right").resolutions([4, 8], [3, 5], [1, 3])]
+        [[4, 5], [4, 7]]
+        """
+        drawn, low, spread = (
+            int_array(name, value).ravel() for name, value in (("N", drawn), ("C", correct), ("u", unresolved))
+        )
+        least, most = low.copy(), low + spread
+        for _ in range(int(spread.max(initial=0)) + 1):  # unresolved verdicts are few: walk inward a step at a time
+            step = ~self.admissible(drawn, least) & (least < most)
+            least[step] += 1
+            back = ~self.admissible(drawn, most) & (most > least)
+            most[back] -= 1
+            if not (step.any() or back.any()):
+                break
+        return least, most
+
+    def continuing(self, drawn: Any, first: Any, unresolved: Any) -> np.ndarray:
+        """Whether each question, drawn only to ``n1`` so far, goes on to ``n``: stage 1 resolved and missing the rule.
+
+        >>> Curtailed(4, 8).continuing([4, 4, 4, 8], [0, 2, 0, 3], [0, 0, 1, 0]).tolist()
+        [False, True, False, False]
+        """
+        drawn, first, unresolved = (
+            int_array(name, value).ravel() for name, value in (("N", drawn), ("c1", first), ("u1", unresolved))
+        )
+        return (drawn == self.n1) & (self.n1 < self.n) & (unresolved == 0) & ~self.stops(first)
 
     def gather(self, n: np.ndarray, c: np.ndarray, k: np.ndarray, columns: Columns) -> np.ndarray:
         """Per question ``sum_w weight * E[1{X >= m}]``, the path count above (the metrics' :class:`Design` hook)."""
@@ -180,3 +260,8 @@ class Curtailed:
         stage1 = hypergeometric_pmf(self.n, self.n1, counts)  # H(c1 | C): rows C, columns c1
         stage1[:, sorted(self.stop_set)] = 0.0  # paths that would have stopped are not admissible
         return (stage1 @ first) / stage1.sum(axis=1, keepdims=True)
+
+
+def _name(names: Any, i: int) -> str:
+    """Question ``i`` as a message names it: its id where given, else its position."""
+    return repr(names[i]) if names is not None else str(i)

@@ -120,6 +120,20 @@ def add_parser(subparsers) -> None:
     )
     judge.add_argument("--no-cache", action="store_true", help="do not read or write a verdict cache")
     add_metric_options(parser)
+    curtail = parser.add_argument_group("curtailed sampling (docs/metrics.md, 'Curtailed sampling')")
+    curtail.add_argument(
+        "--curtail",
+        metavar="N1:N[:RULE]",
+        help="the generations were drawn in two stages: N1 per question, and N for those whose first N1 verdicts "
+        "(in draw order) miss RULE: all-wrong (default: none correct) or all-wrong-or-right; every metric is "
+        "then the design's unbiased estimate",
+    )
+    curtail.add_argument(
+        "--next-round",
+        metavar="FILE",
+        help='with --curtail: write the questions still to be drawn ({"id": ..., "draw": N - N1} per line; '
+        "an empty file when none) instead of refusing them, for your own sampling loop (exit 3 while any remain)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -254,6 +268,7 @@ def scoring_request(args: argparse.Namespace, ks):
         n_boot=args.bootstrap,
         seed=args.seed,
         allow_unresolved=args.allow_unresolved,
+        **({"curtail": args.curtail} if getattr(args, "curtail", None) is not None else {}),
     )
 
 
@@ -356,6 +371,7 @@ def run(args: argparse.Namespace) -> int:
         format=args.format,
         allow_missing=args.allow_missing,
         on_layout=lambda layout: say(layout_line(layout)),
+        next_round=args.next_round,
     )
     incomplete = result.unresolved > 0
     if incomplete:

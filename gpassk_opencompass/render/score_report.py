@@ -93,6 +93,25 @@ def cut_line(record: ResultsFile) -> str | None:
     )
 
 
+def curtail_line(record: ResultsFile) -> str | None:
+    """One line on what a curtailed run saved (``None``: a fixed n).
+
+    >>> from gpassk_opencompass.scoring.results_io import read_results
+    >>> block = {"n1": 16, "n": 48, "rule": "all-wrong", "stopped": 19, "generations": 832, "fixed_n_generations": 1440}
+    >>> print(curtail_line(read_results({"gpassk": {"schema_version": 4, "curtail": block}})))
+    curtailed at 16 of 48 (all-wrong): 19 questions stopped, 608 of 1,440 generations not drawn (42 %)
+    """
+    block = record.gpassk.curtail
+    if block is None:
+        return None
+    share = block.saved / block.fixed_n_generations if block.fixed_n_generations else 0.0
+    return (
+        f"curtailed at {block.n1} of {block.n} ({block.rule}): {block.stopped:,} question"
+        f"{'s' * (block.stopped != 1)} stopped, {block.saved:,} of {block.fixed_n_generations:,} generations "
+        f"not drawn ({share * 100:.0f} %)"
+    )
+
+
 def format_report(record: ResultsFile) -> str:
     """A readable summary of a results document: one row per metric with its intervals.
 
@@ -176,7 +195,5 @@ def format_report(record: ResultsFile) -> str:
             f"cache, {stats['requests']} requests ({stats['retries']} retries), "
             f"{stats['unresolved']} unresolved"
         )
-    cut = cut_line(record)
-    if cut is not None:
-        lines.append(cut)
+    lines += [line for line in (cut_line(record), curtail_line(record)) if line is not None]
     return "\n".join(lines)

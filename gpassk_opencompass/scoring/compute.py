@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from gpassk_opencompass.curtailed import Curtailed
 from gpassk_opencompass.defaults import CI, N_BOOT
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import Judge, JudgeReport
@@ -29,7 +30,14 @@ from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, accuracy_key, summari
 from gpassk_opencompass.redaction import redact
 from gpassk_opencompass.scoring.cut import Ends
 from gpassk_opencompass.scoring.details import CompactDetails
-from gpassk_opencompass.scoring.results import SCHEMA_VERSION, CutGenerations, GPassKBlock, Interval, ResultsFile
+from gpassk_opencompass.scoring.results import (
+    SCHEMA_VERSION,
+    Curtailment,
+    CutGenerations,
+    GPassKBlock,
+    Interval,
+    ResultsFile,
+)
 from gpassk_opencompass.uncertainty.bayes import BayesEstimate
 
 #: Warn when at least this share of questions got n byte-identical generations.
@@ -65,6 +73,7 @@ def gpassk_results(
     n_boot: int = N_BOOT,
     seed: int = 0,
     bootstrap: bool = True,
+    design: Curtailed | None = None,
 ) -> GPassKResults:
     """Accuracy, G-Pass@k_tau and mG-Pass@k overall and per subset, OpenCompass keys.
 
@@ -78,6 +87,8 @@ def gpassk_results(
             more columns each combination of labels too (``CNMO_en``).
         ci, n_boot, seed: the bootstrap interval of the overall metrics.
         bootstrap: compute the bootstrap intervals (else ``uncertainty`` is empty).
+        design: the curtailed design the generations were drawn under (``None``: a fixed n); every value,
+            accuracy too, is then its unbiased estimate, and accuracy keeps the key of its ``n``.
 
     Raises:
         InputError: naming the bad value (from :mod:`~gpassk_opencompass.metrics`).
@@ -85,37 +96,41 @@ def gpassk_results(
     counts = np.asarray(counts)
     n_array = np.broadcast_to(np.asarray(n), counts.shape)
     uniform = _uniform(n_array)
+    key = accuracy_key(uniform if design is None else design.n)
     subsets = dict(subsets or {})
     for column, labels in subsets.items():
         if len(labels) != len(counts):
             raise InputError(f"subset column {column!r} has {len(labels)} labels for {len(counts)} questions")
 
     if bootstrap:  # the estimates' means are the metrics: each mean computed once
-        options: dict[str, Any] = dict(ci=ci, n_boot=n_boot, seed=seed)
+        options: dict[str, Any] = dict(ci=ci, n_boot=n_boot, seed=seed, design=design)
         accuracy = summarize_uncertainty(counts, n_array, [1], [1.0], **options)["G-Pass@1_1.0"]
         estimates = summarize_uncertainty(counts, n_array, ks, thresholds, **options)
-        metrics = {accuracy_key(uniform): _accuracy(counts, n_array)}
+        metrics = {key: _accuracy(counts, n_array, design)}
         metrics.update((key, estimate.mean) for key, estimate in estimates.items())
-        uncertainty = {accuracy_key(uniform): Interval.from_estimate(accuracy)}
+        uncertainty = {key: Interval.from_estimate(accuracy)}
         uncertainty.update((key, Interval.from_estimate(estimate)) for key, estimate in estimates.items())
     else:
-        metrics, uncertainty = overall_metrics(counts, n_array, ks, thresholds), {}
+        metrics, uncertainty = overall_metrics(counts, n_array, ks, thresholds, design), {}
     for label, members in _subset_members(subsets).items():
-        for key, value in overall_metrics(counts[members], n_array[members], ks, thresholds).items():
+        for key, value in overall_metrics(counts[members], n_array[members], ks, thresholds, design).items():
             metrics[f"{label}/{key}"] = value
     return GPassKResults(metrics=metrics, uncertainty=uncertainty, n=uniform)
 
 
-def overall_metrics(counts: ArrayLike, n, ks: Sequence[int], thresholds: Sequence) -> dict[str, float]:
-    """Accuracy, then every requested G-Pass@k_tau and mG-Pass@k (also for k = 1), x 100, one set of questions.
+def overall_metrics(
+    counts: ArrayLike, n, ks: Sequence[int], thresholds: Sequence, design: Curtailed | None = None
+) -> dict[str, float]:
+    """Accuracy, then every requested G-Pass@k_tau and mG-Pass@k (also for k = 1), x 100, one set of questions
+    (under ``design``: its unbiased estimates, :func:`gpassk_results`).
 
     >>> overall_metrics([1, 2], 2, ks=[1], thresholds=[1.0])
     {'accuracy (2 runs average)': 75.0, 'G-Pass@1_1.0': 75.0, 'mG-Pass@1': 0.0}
     """
     counts = np.asarray(counts)
     n_array = np.broadcast_to(np.asarray(n), counts.shape)
-    values = {accuracy_key(_uniform(n_array)): _accuracy(counts, n_array)}
-    values.update(summarize(counts, n_array, ks, thresholds))
+    values = {accuracy_key(_uniform(n_array) if design is None else design.n): _accuracy(counts, n_array, design)}
+    values.update(summarize(counts, n_array, ks, thresholds, design))
     return values
 
 
@@ -124,27 +139,40 @@ def _uniform(n_array: np.ndarray) -> int | None:
     return int(n_array[0]) if n_array.size and (n_array == n_array[0]).all() else None
 
 
-def _accuracy(counts: np.ndarray, n_array: np.ndarray) -> float:
-    return float(100 * np.mean(counts / n_array))
+def _accuracy(counts: np.ndarray, n_array: np.ndarray, design: Curtailed | None = None) -> float:
+    """Mean c/n, x 100; under a curtailed design pass@1's unbiased estimate (c/N after its stop is biased)."""
+    if design is None:
+        return float(100 * np.mean(counts / n_array))
+    return summarize(counts, n_array, [1], [1.0], design)["G-Pass@1_1.0"]
 
 
 def unresolved_bounds(
-    details: CompactDetails, ks: Sequence[int], thresholds: Sequence
+    details: CompactDetails, ks: Sequence[int], thresholds: Sequence, design: Curtailed | None = None
 ) -> dict[str, tuple[float, float]]:
     """Per overall metric, ``[value if every unresolved verdict is wrong, value if every one is right]``.
 
     Both ends are exact (the same metric functions on the counts ``c`` and
     ``c + unresolved`` per question); every metric is non-decreasing in ``c``,
-    so the true value lies between them.
+    so the true value lies between them. Under a curtailed ``design`` the ends are the least and the most count
+    it can have produced (:meth:`~gpassk_opencompass.curtailed.Curtailed.resolutions`).
 
     >>> from gpassk_opencompass.judges.types import Verdict
     >>> verdicts = [Verdict(True, "1", "ok", "rule"), Verdict(None, None, "timed out", "rule"), Verdict(False)]
     >>> unresolved_bounds(CompactDetails(["a", "b"], {}, verdicts, [0, 1, 1, 2, 0, 0, 0, 0], [0, 4, 8]), [4], [1.0])
     {'accuracy (4 runs average)': (62.5, 87.5), 'G-Pass@4_1.0': (50.0, 50.0), 'mG-Pass@4': (50.0, 75.0)}
     """
-    lows = overall_metrics(details.c, details.n, ks, thresholds)
-    highs = overall_metrics(details.c + details.unresolved, details.n, ks, thresholds)
+    low, high = resolved_counts(details, design)
+    lows = overall_metrics(low, details.n, ks, thresholds, design)
+    highs = overall_metrics(high, details.n, ks, thresholds, design)
     return {key: (lows[key], highs[key]) for key in lows}
+
+
+def resolved_counts(details: CompactDetails, design: Curtailed | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per question the correct count with every unresolved verdict wrong, and with every one right (under a
+    curtailed ``design``: as far as it allows). The metrics are computed on the first."""
+    if design is None:
+        return details.c, details.c + details.unresolved
+    return design.resolutions(details.n, details.c, details.unresolved)
 
 
 def unresolved_reasons(details: CompactDetails, top: int = TOP_REASONS) -> list[tuple[str, int]]:
@@ -201,6 +229,7 @@ def results_document(
     allow_unresolved: bool = False,
     bayes: Mapping[str, BayesEstimate] | None = None,
     ends: Ends | None = None,
+    curtail: Curtailment | None = None,
 ) -> ResultsFile:
     """The whole result: metric keys (when trustworthy), ``unresolved``, the ``gpassk`` block, then ``details``.
 
@@ -216,6 +245,7 @@ def results_document(
             (:func:`~gpassk_opencompass.uncertainty.bayes.bayes_interval_counts`), when asked for;
             left out, as the metrics, when they are withheld.
         ends: the cut generations (:func:`~gpassk_opencompass.scoring.cut.count_ends`), recorded as ``gpassk.cut``.
+        curtail: the curtailed design and what it saved, recorded as ``gpassk.curtail``.
 
     What is written is redacted (:func:`~gpassk_opencompass.scoring.results_io.json_document`).
     """
@@ -227,7 +257,9 @@ def results_document(
     if bayes is not None and keep_metrics:
         when_apply["bayes"] = dict(bayes)
     if not complete:
-        when_apply["bounds"] = unresolved_bounds(details, ks, thresholds)
+        when_apply["bounds"] = unresolved_bounds(details, ks, thresholds, None if curtail is None else curtail.design)
+    if curtail is not None:
+        when_apply["curtail"] = curtail
     if ends is not None:
         when_apply["cut"] = CutGenerations(
             generations=ends.generations,

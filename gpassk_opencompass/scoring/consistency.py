@@ -91,6 +91,7 @@ def _contradictions(record: ResultsFile) -> list[str]:
         f"{name} has its low end {low:g} above its high end {high:g}" for name, low, high in intervals if low > high
     ]
     problems += _cut_contradictions(record)
+    problems += _curtail_contradictions(record)
     n = min(ns) if ns else block.n
     keys = [match for key in record.metrics if (match := METRIC_KEY.fullmatch(key)) and match["k"] is not None]
     ks = sorted({*record.ks, *(int(match["k"]) for match in keys)})
@@ -145,6 +146,36 @@ def _cut_contradictions(record: ResultsFile) -> list[str]:
     return problems
 
 
+def _curtail_contradictions(record: ResultsFile) -> list[str]:
+    """``gpassk.curtail`` against the details: what it says was drawn and stopped, each question's n1 or n.
+
+    >>> from gpassk_opencompass.scoring.results_io import read_results
+    >>> block = {"n1": 2, "n": 4, "rule": "all-wrong", "stopped": 0, "generations": 6, "fixed_n_generations": 8}
+    >>> for problem in read_results({"gpassk": {"schema_version": 4, "curtail": block},
+    ...                              "details": [{"id": "q", "c": 0, "n": 2}, {"id": "r", "c": 1, "n": 3}]}).problems:
+    ...     print(problem)
+    gpassk.curtail says 6 generations drawn, 0 questions stopped, 8 for a fixed n; its details give 5, 2, 8
+    question 'r' has 3 generations; curtailed at 2 of 4 each has 2 (stopped) or 4 (drawn on)
+    """
+    block, details = record.gpassk.curtail, record.details
+    if block is None or not details:
+        return []
+    n = np.array([question.n for question in details])
+    said = (block.generations, block.stopped, block.fixed_n_generations)
+    found = (int(n.sum()), int(np.sum(n < block.n)), len(details) * block.n)
+    problems = []
+    if said != found:
+        problems.append(
+            f"gpassk.curtail says {said[0]} generations drawn, {said[1]} questions stopped, {said[2]} for a fixed n; "
+            f"its details give {', '.join(map(str, found))}"
+        )
+    try:
+        block.design.check_drawn(n, [question.id for question in details])
+    except InputError as error:
+        problems.append(str(error))
+    return problems
+
+
 def _unresolved_verdicts(details: Sequence) -> int:
     """The unresolved verdicts of ``details``: counted from the verdicts where a question has them."""
     if isinstance(details, CompactDetails):  # an array counted once from its verdicts
@@ -183,6 +214,8 @@ def _unreproduced(record: ResultsFile) -> list[str]:
     """The recorded metrics the details do not reproduce, as one sentence (or none)."""
     c, n = record.counts()
     keys = [key for key in record.metrics if is_percentage_key(key)]
+    if not keys:
+        return []
     recorded_ks: set[int] = set()
     thresholds: set[float] = set()
     for match in map(METRIC_KEY.fullmatch, keys):
@@ -195,8 +228,13 @@ def _unreproduced(record: ResultsFile) -> list[str]:
         column for column in record.details[0].labels if all(column in question.labels for question in record.details)
     ]
     subsets = {column: [question.labels[column] for question in record.details] for column in columns}
+    design = record.design
     try:
-        computed = gpassk_results(c, n, ks, sorted(thresholds) or [1.0], subsets, bootstrap=False).metrics
+        if design is not None:  # the design's own estimator, on the counts it can have produced
+            c = design.resolutions(n, c, [question.unresolved for question in record.details])[0]
+        computed = gpassk_results(
+            c, n, ks, sorted(thresholds) or [1.0], subsets, bootstrap=False, design=design
+        ).metrics
     except InputError as error:
         return [f"its per-question details cannot be scored ({error})"]
     off = [

@@ -153,6 +153,23 @@ class CompactDetails(Sequence[QuestionRecord]):
         self.c = count([verdict.correct is True for verdict in self.verdicts])
         self.unresolved = count([verdict.correct is None for verdict in self.verdicts])
 
+    def first_counts(self, draws: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per question, the correct and the unresolved verdicts among its first ``draws`` generations (draw order).
+
+        >>> right, unknown = Verdict(True, "1", "ok", "rule"), Verdict(None, None, "timed out", "rule")
+        >>> [a.tolist() for a in CompactDetails(["a", "b"], {}, [right, unknown], [1, 0, 0, 0], [0, 3, 4]).first_counts(2)]
+        [[1, 1], [1, 0]]
+        """
+        owner = np.repeat(np.arange(len(self.ids)), self.n)
+        first = np.arange(len(owner)) - np.frombuffer(self.offsets, dtype=np.int64)[:-1][owner] < draws
+        slots, owner = self.slot_array()[first], owner[first]
+
+        def count(which: list[bool]) -> np.ndarray:
+            hits = np.array(which, dtype=np.int64)[slots] if len(slots) else slots
+            return np.bincount(owner, weights=hits, minlength=len(self.ids)).astype(np.int64)
+
+        return count([v.correct is True for v in self.verdicts]), count([v.correct is None for v in self.verdicts])
+
     def slot_array(self) -> np.ndarray:
         """The per-generation indices into :attr:`verdicts` as a numpy array (no copy)."""
         return np.frombuffer(self.slots, dtype=np.int32)

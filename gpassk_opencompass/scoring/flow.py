@@ -22,6 +22,7 @@ naming the value).
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import sys
 from array import array
@@ -34,14 +35,20 @@ import numpy as np
 
 from gpassk_opencompass import metrics
 from gpassk_opencompass.checks import unknown
-from gpassk_opencompass.errors import InputError, clause
-from gpassk_opencompass.files.writing import check_distinct_paths, check_not_input, check_writable_file
+from gpassk_opencompass.curtailed import Curtailed
+from gpassk_opencompass.errors import IncompleteResults, InputError, clause
+from gpassk_opencompass.files.writing import (
+    check_distinct_paths,
+    check_not_input,
+    check_writable_file,
+    write_chunks_atomic,
+)
 from gpassk_opencompass.judges import CheckCorrectFn, Judge, JudgeItem, JudgeSettings
 from gpassk_opencompass.judges.cache import check_cache_file
 from gpassk_opencompass.judges.registry import as_judge, resolve_judge, with_verdict_cache
 from gpassk_opencompass.judges.source import SourceJudge
 from gpassk_opencompass.judges.types import JUDGE_NAMES
-from gpassk_opencompass.scoring.compute import gpassk_results, results_document, warn_if_identical
+from gpassk_opencompass.scoring.compute import gpassk_results, resolved_counts, results_document, warn_if_identical
 from gpassk_opencompass.scoring.cut import count_ends
 from gpassk_opencompass.scoring.details import DIGEST_FIELDS, CompactDetails, texts_sha256
 from gpassk_opencompass.scoring.questions import Question
@@ -56,7 +63,7 @@ from gpassk_opencompass.scoring.readers import (
     read_rows,
 )
 from gpassk_opencompass.scoring.request import ScoringRequest, check_questions
-from gpassk_opencompass.scoring.results import ResultsFile
+from gpassk_opencompass.scoring.results import Curtailment, ResultsFile
 from gpassk_opencompass.scoring.results_io import json_document, write_results
 from gpassk_opencompass.uncertainty.bayes import bayes_interval_counts
 
@@ -82,6 +89,7 @@ def scored_results(
     judge: Judge,
     *,
     progress: bool = True,
+    next_round: str | os.PathLike | None = None,
 ) -> ResultsFile:
     """Judge every generation once, count, compute the metrics and intervals, and build the results document.
 
@@ -91,6 +99,8 @@ def scored_results(
         judge: the judge (resolved once by the caller: :mod:`~gpassk_opencompass.judges.registry`); its
             ``cache_path`` keeps every verdict that arrives.
         progress: show progress bars on stderr.
+        next_round: under ``request.curtail``, where to write the questions still to be drawn (:func:`plan_next_round`)
+            instead of refusing them; checked writable by the caller.
 
     Returns:
         The results (:class:`~gpassk_opencompass.scoring.results.ResultsFile`, schema
@@ -99,6 +109,7 @@ def scored_results(
     Raises:
         InputError: a bad request, before judging.
         JudgeError: the judge cannot serve the run.
+        IncompleteResults: with ``next_round``, some questions go on to ``n`` (listed in that file).
     """
     check_questions(questions, request)
     items, repeats, slots, offsets, identical = distinct_generations(questions)
@@ -120,6 +131,14 @@ def scored_results(
     )
     del slots
     counts, n, subsets = details.c, details.n, details.labels
+    design, curtail = request.curtail, None
+    if design is not None:  # every refusal before any number: the design's own checks, on the verdicts in draw order
+        if next_round is not None:
+            plan_next_round(details, design, next_round)
+        first, unsure = details.first_counts(design.n1)
+        design.check_order(n, first, unsure, details.ids, judge=judge.name)
+        counts = resolved_counts(details, design)[0]
+        curtail = curtailment(design, n)
     results = gpassk_results(
         counts,
         n,
@@ -130,6 +149,7 @@ def scored_results(
         n_boot=request.n_boot,
         seed=request.seed,
         bootstrap=request.bootstrap,
+        design=design,
     )
     bayes = None
     if request.bayes:  # resolved verdicts only: an unresolved one is left out of its question's n
@@ -154,7 +174,40 @@ def scored_results(
         allow_unresolved=request.allow_unresolved,
         bayes=bayes,
         ends=ends,
+        curtail=curtail,
     )
+
+
+def curtailment(design: Curtailed, drawn: np.ndarray) -> Curtailment:
+    """What a curtailed run drew against a fixed n: the ``gpassk.curtail`` block."""
+    return Curtailment(
+        **design.as_dict(),
+        stopped=int(np.sum(drawn < design.n)),
+        generations=int(drawn.sum()),
+        fixed_n_generations=len(drawn) * design.n,
+    )
+
+
+def plan_next_round(details: CompactDetails, design: Curtailed, path: str | os.PathLike) -> None:
+    """Write the questions a curtailed run still draws, ``{"id": ..., "draw": n - n1}`` per line (none: an empty
+    file), and raise :class:`IncompleteResults` when there are any.
+
+    A question drawn to ``n1`` goes on when its stage-1 verdicts are all resolved and miss the rule; one with an
+    unresolved stage-1 verdict is decided once that verdict is (the same command asks again).
+    """
+    first, unsure = details.first_counts(design.n1)
+    going = design.continuing(details.n, first, unsure)
+    more = design.n - design.n1
+    ids = [details.ids[i] for i in np.flatnonzero(going).tolist()]
+    write_chunks_atomic(path, (json.dumps({"id": name, "draw": more}, ensure_ascii=False) + "\n" for name in ids))
+    if ids:
+        undecided = int(np.sum((details.n == design.n1) & (unsure > 0)))
+        wait = f"; {undecided} more wait for unresolved stage-1 verdicts" if undecided else ""
+        raise IncompleteResults(
+            f"curtailed at {design.n1} of {design.n} ({design.rule}): {len(ids)} question(s) go on, "
+            f"{len(ids) * more:,} generations to draw ({more} each), listed in {path}{wait}; draw them, add each "
+            "question's after its first ones, and run this command again"
+        )
 
 
 class Generations(NamedTuple):
@@ -229,6 +282,7 @@ def score_file(
     format: str = "auto",
     allow_missing: bool = False,
     on_layout: Callable[[Layout], None] | None = None,
+    next_round: str | os.PathLike | None = None,
 ) -> ResultsFile:
     """``gpassk score``: check the files, read the samples, score them, write ``output`` when the result may be written.
 
@@ -236,6 +290,7 @@ def score_file(
     ``qwen-math``, ``opencompass``, ``long``, ...); ``auto`` detects it. ``path`` may be a folder or a glob of
     one file per seed (``allow_missing``: a question absent from one keeps the samples found). ``on_layout``
     is told how the samples were grouped into questions, when they were (the CLI says it in one line).
+    ``next_round``: under ``request.curtail``, the file of questions still to be drawn (:func:`plan_next_round`).
 
     ``output`` is written (atomically, redacted) when the result is complete,
     or incomplete with ``request.allow_unresolved``; never over the input or
@@ -253,15 +308,20 @@ def score_file(
     """
     path = Path(path)
     judge = with_verdict_cache(judge, cache, input_anchor(path))
-    for role, written in (("--output", output), ("--cache", judge.cache_path)):
+    if next_round is not None and request.curtail is None:
+        raise InputError("--next-round lists the questions a curtailed run still draws: give --curtail N1:N too")
+    for role, written in (("--output", output), ("--cache", judge.cache_path), ("--next-round", next_round)):
         check_not_a_seed(path, format, role, written)
     name = format_of(path, format)
-    _check_paths(judge, {"INPUT": path, "--output": output, "--cache": judge.cache_path}, input_files(path, name))
-    questions, layout = read_input(path, name, min_predictions=max(request.ks), allow_missing=allow_missing)
+    paths = {"INPUT": path, "--output": output, "--cache": judge.cache_path, "--next-round": next_round}
+    _check_paths(judge, paths, input_files(path, name))
+    # under a curtailed design a stopped question is absent from the later seeds' files: its count is checked instead
+    missing = allow_missing or request.curtail is not None
+    questions, layout = read_input(path, name, min_predictions=max(request.ks), allow_missing=missing)
     if layout is not None and on_layout is not None:
         on_layout(layout)
     judge = for_source(judge, name, questions, path)
-    results = scored_results(questions, request, judge, progress=progress)
+    results = scored_results(questions, request, judge, progress=progress, next_round=next_round)
     del questions  # the generations are not needed to write the results: free them first
     return _written(results, request, output)
 
@@ -289,17 +349,19 @@ def for_source(
 def _check_paths(
     judge: Judge, paths: Mapping[str, str | os.PathLike | None], inputs: Sequence[str | os.PathLike] = ()
 ) -> None:
-    """Distinct paths, a writable output, a cache that is a verdict cache: :class:`InputError` before any work.
+    """Distinct paths, writable outputs (``--output``, ``--next-round``), a cache that is a verdict cache:
+    :class:`InputError` before any work.
 
     ``inputs``: the files a reader reads for the input (a folder's dump file, an OpenCompass run's parts),
-    none of which the output or the cache may be.
+    none of which an output or the cache may be.
     """
-    output, cache = paths["--output"], judge.cache_path
+    cache = judge.cache_path
     check_distinct_paths(dict(paths))
-    check_not_input("--output", output, inputs)
     check_not_input("--cache", cache, inputs)
-    if output is not None:
-        check_writable_file("--output", output)
+    for role in ("--output", "--next-round"):
+        if paths.get(role) is not None:
+            check_not_input(role, paths[role], inputs)
+            check_writable_file(role, paths[role])  # type: ignore[arg-type]  # not None: checked
     if cache is not None:
         try:
             check_writable_file("the verdict cache", cache)

@@ -21,6 +21,7 @@ from gpassk_opencompass import defaults, metrics
 from gpassk_opencompass.catalog import get_benchmark
 from gpassk_opencompass.checks import open_unit
 from gpassk_opencompass.contracts import Count, Finite, PositiveInt, Setting
+from gpassk_opencompass.curtailed import Curtailed
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import LANGUAGES
 from gpassk_opencompass.scoring.compute import IDENTICAL_SHARE_WARNING
@@ -36,6 +37,13 @@ INTERVALS: tuple[str, ...] = get_args(Interval)
 def _plain(value: object) -> object:
     """A numpy scalar as the Python value it holds (a strict model takes no ``numpy.int64`` for an ``int``)."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _design(value: object) -> object:
+    """A curtailed design as given: ``"16:48:all-wrong"`` (``--curtail``), a mapping of its fields, or the design."""
+    if isinstance(value, str):
+        return Curtailed.parse(value)
+    return Curtailed(**value) if isinstance(value, dict) else value
 
 
 def _several(value: object) -> object:
@@ -62,9 +70,15 @@ class ScoringRequest(Setting):
             ``gpassk.bounds`` gives each metric's range).
         identical_warning: warn when at least this share of questions got n
             byte-identical generations.
+        curtail: the curtailed two-stage design the generations were drawn under (``"16:48:all-wrong"``);
+            every k at most its ``n1``, and every metric its unbiased estimate.
 
     >>> ScoringRequest(ks=4, interval="bayes", prior=(0.5, 0.5))
-    ScoringRequest(ks=(4,), thresholds=(0.0, 0.25, 0.5, 0.75, 1.0), subsets=(), interval='bayes', ci=0.95, n_boot=1000, seed=0, prior=(0.5, 0.5), benchmark=None, allow_unresolved=False, identical_warning=0.5)
+    ScoringRequest(ks=(4,), thresholds=(0.0, 0.25, 0.5, 0.75, 1.0), subsets=(), interval='bayes', ci=0.95, n_boot=1000, seed=0, prior=(0.5, 0.5), benchmark=None, allow_unresolved=False, identical_warning=0.5, curtail=None)
+    >>> ScoringRequest(ks=(4, 20), curtail="16:48")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: k=20 is above n1=16 of --curtail 16:48:all-wrong: every k must be at most the stage-1 draws every question has; lower k or raise n1
     >>> ScoringRequest(ks=(4,), interval="credible")
     Traceback (most recent call last):
     ...
@@ -88,11 +102,17 @@ class ScoringRequest(Setting):
     ] = None
     allow_unresolved: bool = False
     identical_warning: Annotated[Finite, BeforeValidator(_plain), Field(ge=0, le=1)] = IDENTICAL_SHARE_WARNING
+    curtail: Annotated[Curtailed | None, BeforeValidator(_design)] = None
 
     @model_validator(mode="after")
     def _computable(self) -> ScoringRequest:
         """Each k and each tau once, all valid: the metrics' own check."""
         metrics.check_request(self.ks, self.thresholds)
+        if self.curtail is not None and max(self.ks) > self.curtail.n1:
+            raise InputError(
+                f"k={max(self.ks)} is above n1={self.curtail.n1} of --curtail {self.curtail}: every k must be at most "
+                "the stage-1 draws every question has; lower k or raise n1"
+            )
         return self
 
     @property
@@ -128,6 +148,8 @@ def check_questions(questions: Sequence[Question], request: ScoringRequest) -> N
         if question.language not in LANGUAGES:
             raise InputError(f"question {question.id!r}: language must be 'en' or 'cn'; got {question.language!r}")
         check_count(question.id, len(question.predictions), largest)
+    if request.curtail is not None:
+        request.curtail.check_drawn([len(question.predictions) for question in questions], [q.id for q in questions])
     if request.bootstrap:  # the fewest (n, c) groups the verdicts can make: one per n (every answer wrong)
         keys = len(request.ks) * (len(request.thresholds) + 1)  # per k, a G-Pass@k per tau and mG-Pass@k
         metrics.check_bootstrap(request.n_boot, len({len(question.predictions) for question in questions}), keys)

@@ -6,8 +6,9 @@ The document is defined once, by :class:`ResultsFile` (its ``gpassk`` block :cla
 writes and reads it, and its JSON Schema (:func:`results_schema`) is shipped as
 ``gpassk_opencompass/data/results.schema.json`` and ``docs/results.schema.json``, every field with its
 type, rule and meaning; a value against a field's declared rule is explained by
-:func:`~gpassk_opencompass.contracts.input_error`. ``gpassk.schema_version`` = :data:`SCHEMA_VERSION` = 3;
-2: written before the cut generations (``gpassk.cut``, ``details[].cut``/``no_answer``); 1: before
+:func:`~gpassk_opencompass.contracts.input_error`. ``gpassk.schema_version`` = :data:`SCHEMA_VERSION` = 4;
+3: written before the curtailed design (``gpassk.curtail``: an older reader would take its metrics as fixed-n);
+2: before the cut generations (``gpassk.cut``, ``details[].cut``/``no_answer``); 1: before
 ``complete``/``unresolved``/``bounds``; 0: no ``gpassk`` block, another evaluator's results. Percentages are x 100.
 
 A verdict that could not be obtained is never scored as wrong: with any unresolved verdict the metric
@@ -31,14 +32,15 @@ import numpy as np
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from gpassk_opencompass.contracts import Absent, Contract, Count, Finite, PositiveInt
+from gpassk_opencompass.curtailed import RULES, Curtailed
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.metrics import MetricEstimate
 from gpassk_opencompass.scoring.details import QuestionRecord
 from gpassk_opencompass.uncertainty.bayes import BayesEstimate
 
-#: The results document's schema: 3 adds the cut generations (gpassk.cut, details[].cut/no_answer);
-#: 2 complete/unresolved/bounds (1: before them).
-SCHEMA_VERSION = 3
+#: The results document's schema: 4 adds the curtailed design (gpassk.curtail); 3 the cut generations
+#: (gpassk.cut, details[].cut/no_answer); 2 complete/unresolved/bounds (1: before them).
+SCHEMA_VERSION = 4
 
 
 class Interval(Contract):
@@ -106,6 +108,38 @@ class CutGenerations(Contract):
         return self.recorded < self.generations
 
 
+class Curtailment(Contract):
+    """``gpassk.curtail``: the curtailed two-stage design the generations were drawn under, and what it saved.
+
+    Every metric of such a file is the design's own unbiased estimate (:mod:`gpassk_opencompass.curtailed`),
+    never the fixed-n formula on the counts; :attr:`design` gives the estimator to anyone who recomputes them.
+
+    >>> block = Curtailment(n1=16, n=48, rule="all-wrong", stopped=19, generations=832, fixed_n_generations=1440)
+    >>> block.design, block.saved
+    (Curtailed(n1=16, n=48, rule='all-wrong'), 608)
+    """
+
+    n1: PositiveInt = Field(description="stage-1 generations of every question")
+    n: PositiveInt = Field(description="generations of a question whose stage 1 missed the rule")
+    rule: Literal[tuple(RULES)] = Field(  # type: ignore[valid-type]  # the rules' names, declared from their home
+        description="when a question stopped at n1 (all-wrong: no stage-1 generation correct; all-wrong-or-right: "
+        "none or all)"
+    )
+    stopped: Count = Field(description="questions stopped at n1")
+    generations: Count = Field(description="generations drawn")
+    fixed_n_generations: Count = Field(description="generations a fixed-n run would have drawn (questions x n)")
+
+    @property
+    def design(self) -> Curtailed:
+        """The design, whose estimator every metric of the file is."""
+        return Curtailed(self.n1, self.n, self.rule)
+
+    @property
+    def saved(self) -> int:
+        """Generations not drawn, against a fixed n."""
+        return self.fixed_n_generations - self.generations
+
+
 class GPassKBlock(Contract):
     """The ``gpassk`` block: what was measured, how it was judged, the intervals and completeness.
 
@@ -156,6 +190,11 @@ class GPassKBlock(Contract):
     )
     cut: Absent[CutGenerations] = Field(
         default=None, description="generations cut at the output limit and without a final answer (schema 3)"
+    )
+    curtail: Absent[Curtailment] = Field(
+        default=None,
+        description="the curtailed two-stage design the generations were drawn under; its metrics are that "
+        "design's unbiased estimates (schema 4)",
     )
 
 
@@ -273,6 +312,11 @@ class ResultsFile(Contract):
     def cut(self) -> CutGenerations | None:
         """The cut generations of the run (``None``: not recorded, written before schema 3)."""
         return self.gpassk.cut
+
+    @property
+    def design(self) -> Curtailed | None:
+        """The curtailed design whose estimator the metrics are (``None``: a fixed n per question)."""
+        return self.gpassk.curtail.design if self.gpassk.curtail is not None else None
 
     @property
     def bounds(self) -> dict[str, tuple[float, float]]:
