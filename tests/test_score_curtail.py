@@ -241,3 +241,21 @@ def test_compare_of_two_curtailed_runs_uses_each_runs_estimator(tmp_path, capsys
             assert rows[key]["mean_a"] == pytest.approx(documents[0][key], abs=1e-9), key
             assert rows[key]["mean_b"] == pytest.approx(documents[1][key], abs=1e-9), key
     check_document(json.loads(runs["b"].read_text()), other)  # and B's own values are the oracle's
+
+
+def test_bayes_intervals_take_the_resolved_verdicts_of_a_curtailed_run(tmp_path):
+    """An all-right stage 1 with one unresolved verdict (all-wrong-or-right): the metrics take the one count the
+    design allows (4 of 4), the Beta posterior only the resolved ones (3 of 3), and nothing breaks."""
+
+    def judge(prediction, reference):
+        if prediction == RIGHT[2]:
+            raise ValueError("undecidable")
+        return "7" in prediction and "7.5" not in prediction
+
+    lines = [question("q0", [1, 1, 1, 1]), question("q1", [0, 0, 0, 0])]
+    results = gpassk_opencompass.score(
+        lines, k=[2], judge=judge, curtail="4:12:all-wrong-or-right", interval="both", cache=False,
+        progress=False, allow_unresolved=True,
+    )  # fmt: skip
+    assert results.unresolved == 1 and results.metrics["G-Pass@2_1.0"] == pytest.approx(50.0)
+    assert set(results.bayes) >= {"G-Pass@2_1.0"}
