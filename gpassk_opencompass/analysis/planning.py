@@ -36,6 +36,7 @@ from gpassk_opencompass.uncertainty.planner import (
     pilot_probabilities,
     plan_table,
     smallest_n,
+    uninformative_pilot,
 )
 
 #: The largest n :func:`smallest_n` considers.
@@ -90,6 +91,8 @@ class PlanReport:
         rows: the planning table.
         targets: the smallest n per metric and question count (empty without a target).
         calibration: planned vs simulated (empty unless asked).
+        warnings: why the plan may not mean what it says, one line each
+            (:func:`~gpassk_opencompass.uncertainty.planner.uninformative_pilot`).
     """
 
     pilot: str
@@ -101,15 +104,22 @@ class PlanReport:
     rows: tuple[PlannedWidth, ...]
     targets: tuple[TargetN, ...]
     calibration: tuple[CalibrationPoint, ...] = ()
+    warnings: tuple[str, ...] = ()
     #: The ``schema`` of its JSON (:mod:`gpassk_opencompass.render.reports`).
     schema: ClassVar[str] = "gpassk-plan/1"
 
 
 def pilot_p(pilot: ResultsFile) -> np.ndarray:
     """Per-question success probabilities of a pilot, unresolved verdicts left out of each question's n."""
+    c, resolved = resolved_counts(pilot)
+    return pilot_probabilities(c, resolved)
+
+
+def resolved_counts(pilot: ResultsFile) -> tuple[np.ndarray, np.ndarray]:
+    """Per question of a pilot: correct generations, and resolved ones (unresolved verdicts left out)."""
     c, n = pilot.counts()
     unresolved = np.array([question.unresolved for question in pilot.details], dtype=np.int64)
-    return pilot_probabilities(c, n - unresolved)
+    return c, n - unresolved
 
 
 def plan_results(
@@ -182,6 +192,7 @@ def plan_results(
                             key=floor.key, questions=floor.questions, target=float(target), n=n, floor=floor.half_width
                         )
                     )
+    warning = uninformative_pilot(*resolved_counts(pilot))
     _, n = pilot.counts()
     return PlanReport(
         pilot=pilot.source,
@@ -192,6 +203,7 @@ def plan_results(
         include_question_sampling=bool(include_question_sampling),
         rows=tuple(rows),
         targets=tuple(targets),
+        warnings=() if warning is None else (warning,),
     )
 
 

@@ -43,6 +43,8 @@ from gpassk_opencompass.grid.status import (
     LAUNCH_LOG_PREFIX,
     MISSING,
     PID_FILE,
+    QUEUE_FILE,
+    QUEUED,
     RUNNING,
     GridRun,
     RunStatus,
@@ -273,7 +275,7 @@ def opencompass_command(run: GridRun, options: LaunchOptions, timestamp: str) ->
 
 
 def plan(statuses: Iterable[RunStatus], options: LaunchOptions, now: str) -> tuple[list[Launch], list[RunStatus]]:
-    """What to launch for each config, and the configs skipped (done or running).
+    """What to launch for each config, and the configs skipped (done, running, or queued by another grid run).
 
     Args:
         statuses: every config's current state (:func:`.status.grid_status`).
@@ -291,7 +293,7 @@ def plan(statuses: Iterable[RunStatus], options: LaunchOptions, now: str) -> tup
     """
     launches, skipped = [], []
     for status in statuses:
-        if status.state in (DONE, RUNNING):
+        if status.state in (DONE, RUNNING, QUEUED):
             skipped.append(status)
         elif status.state == MISSING or status.run_dir is None:
             launches.append(Launch(status.run, START, now, opencompass_command(status.run, options, now)))
@@ -333,7 +335,9 @@ class Launcher:
     Each launch runs in its own session (so a terminal's Ctrl-C reaches only
     this process); :meth:`stop` sends SIGTERM to the process group of every
     launch it started, and nothing else, and SIGKILL to those still running
-    ``kill_after`` seconds later.
+    ``kill_after`` seconds later. Each launch not started yet is recorded as
+    queued (:data:`~.status.QUEUE_FILE` in its config's work dir, naming this
+    process) until it starts or the run ends, so ``gpassk grid status`` says ``queued``.
     """
 
     def __init__(
@@ -350,6 +354,7 @@ class Launcher:
         self._processes: dict[int, subprocess.Popen] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._queued: set[Path] = set()
 
     def execute(self, launch: Launch) -> int:
         """Run one launch to its end; its output goes to a launch log in the run folder."""
@@ -381,6 +386,7 @@ class Launcher:
                 self._processes[process.pid] = process
             try:
                 write_text_atomic(pid_path, json.dumps({"host": socket.gethostname(), "pid": process.pid}) + "\n")
+                self._unqueue(launch)
                 returncode = process.wait()
             finally:
                 with self._lock:
@@ -388,6 +394,25 @@ class Launcher:
                 pid_path.unlink(missing_ok=True)
             log.write(f"\n# opencompass exited {returncode}\n")
         return returncode
+
+    def _queue(self, launches: Sequence[Launch]) -> None:
+        """Record every launch as queued by this process, in its config's work dir, until it starts."""
+        record = json.dumps({"host": socket.gethostname(), "pid": os.getpid()}) + "\n"
+        for launch in launches:
+            path = launch.run_dir.parent / QUEUE_FILE
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(path, record)
+            with self._lock:
+                self._queued.add(path)
+
+    def _unqueue(self, launch: Launch) -> None:
+        """A launch started (or will not): no longer queued."""
+        path = launch.run_dir.parent / QUEUE_FILE
+        with self._lock:
+            if path not in self._queued:
+                return
+            self._queued.discard(path)
+        path.unlink(missing_ok=True)
 
     def stop(self) -> None:
         """Stop launching; SIGTERM the process group of every running launch (ours only), SIGKILL it later."""
@@ -423,6 +448,7 @@ class Launcher:
         pool = ThreadPoolExecutor(max_workers=self.options.max_parallel, thread_name_prefix="opencompass")
         pending: dict[Future, Launch] = {}
         try:
+            self._queue(launches)
             for launch in launches:  # inside the try: a signal while submitting still stops what started
                 pending[pool.submit(self.execute, launch)] = launch
             while pending:
@@ -452,6 +478,8 @@ class Launcher:
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+            for launch in launches:  # those never started
+                self._unqueue(launch)
             bar.close()
         return outcomes
 

@@ -3,7 +3,8 @@
 A config's runs are the timestamped folders of its own work dir (``<work>/<config stem>/<timestamp>/``, with
 ``gpassk_launch_<timestamp>.log`` and, while running, ``gpassk_launch.pid``). OpenCompass exits 0 when a task
 fails, so the state comes from files: ``done`` (a complete results file), ``incomplete`` (unresolved
-verdicts), ``running`` (a live launch, with :func:`run_progress` from OpenCompass's logs), ``failed`` (no
+verdicts), ``running`` (a live launch, with :func:`run_progress` from OpenCompass's logs), ``queued`` (a live
+``gpassk grid run`` will launch it: its ``<work>/<config stem>/gpassk_queued.json``), ``failed`` (no
 results: the log to read and its last error line), ``missing``. See docs/grid.md, "Status, and why it reads files".
 """
 
@@ -29,9 +30,13 @@ MANIFEST = "manifest.json"
 TIMESTAMP = re.compile(r"\d{8}_\d{6}")
 LAUNCH_LOG_PREFIX = "gpassk_launch_"
 PID_FILE = "gpassk_launch.pid"
+#: What ``gpassk grid run`` writes in a config's work dir (``<work>/<config stem>/``) for each config it will
+#: launch, and removes as the launch starts (or as it stops): ``{"host": ..., "pid": <gpassk grid run's>}``.
+QUEUE_FILE = "gpassk_queued.json"
 
-DONE, INCOMPLETE, RUNNING, FAILED, MISSING = "done", "incomplete", "running", "failed", "missing"
-STATES = (DONE, INCOMPLETE, RUNNING, FAILED, MISSING)
+DONE, INCOMPLETE, RUNNING, QUEUED = "done", "incomplete", "running", "queued"
+FAILED, MISSING = "failed", "missing"
+STATES = (DONE, INCOMPLETE, RUNNING, QUEUED, FAILED, MISSING)
 
 _ERROR_LINE = re.compile(r"(Error|Exception|error:|Traceback|Killed|CANCELLED|No such file)")
 #: What srun and slurmstepd print after a task ends, which says only *that* it failed
@@ -371,7 +376,19 @@ def pid_alive(pid: int) -> bool:
 
 def running_launch(run_dir: Path, is_alive: Callable[[int], bool] = pid_alive) -> str | None:
     """Where a launch in ``run_dir`` is still running (``'pid 123'``, ``'host gpu7'``), or ``None``."""
-    path = run_dir / PID_FILE
+    return _live_process(run_dir / PID_FILE, is_alive)
+
+
+def queued_by(config_work_dir: Path, is_alive: Callable[[int], bool] = pid_alive) -> str | None:
+    """Where the ``gpassk grid run`` that will launch this config runs (``'pid 123'``, ``'host gpu7'``), or ``None``.
+
+    ``None`` when no grid run has queued it, or the one that did is gone (its :data:`QUEUE_FILE` left behind).
+    """
+    return _live_process(config_work_dir / QUEUE_FILE, is_alive)
+
+
+def _live_process(path: Path, is_alive: Callable[[int], bool]) -> str | None:
+    """Where the process a ``{"host", "pid"}`` record names still runs; another host's cannot be checked: it counts."""
     try:
         record = read_json_file(path)
         host, pid = record["host"], int(record["pid"])
@@ -419,9 +436,11 @@ class RunStatus:
 
 def config_status(run: GridRun, work_dir: str | os.PathLike, is_alive: Callable[[int], bool] = pid_alive) -> RunStatus:
     """The state of one config under ``work_dir`` (its runs are in ``work_dir/<config stem>``)."""
-    dirs = run_dirs(Path(work_dir) / run.stem)
+    config_work_dir = Path(work_dir) / run.stem
+    dirs = run_dirs(config_work_dir)
+    queued = queued_by(config_work_dir, is_alive)
     if not dirs:
-        return RunStatus(run, MISSING)
+        return RunStatus(run, MISSING) if queued is None else _queued(run, None, queued)
     for run_dir in reversed(dirs):  # a complete result in any run counts, the newest first
         path = result_path(run_dir, run)
         if path.is_file() and read_result(path)[0]:
@@ -438,6 +457,8 @@ def config_status(run: GridRun, work_dir: str | os.PathLike, is_alive: Callable[
             detail=f"launched by {where}",
             progress=run_progress(latest, run),
         )
+    if queued is not None:
+        return _queued(run, latest, queued)
     path = result_path(latest, run)
     if path.is_file():
         _, unresolved, problem = read_result(path)
@@ -458,6 +479,11 @@ def config_status(run: GridRun, work_dir: str | os.PathLike, is_alive: Callable[
     return RunStatus(run, FAILED, latest, log=log, detail=detail)
 
 
+def _queued(run: GridRun, run_dir: Path | None, where: str) -> RunStatus:
+    """A config a live ``gpassk grid run`` has yet to launch (in ``run_dir``, resumed, when it has one)."""
+    return RunStatus(run, QUEUED, run_dir, detail=f"queued by gpassk grid run ({where})")
+
+
 def grid_status(
     grid: Grid, work_dir: str | os.PathLike, is_alive: Callable[[int], bool] = pid_alive
 ) -> list[RunStatus]:
@@ -472,7 +498,7 @@ class GridOutcome(enum.Enum):
     DONE = "done"
     #: Nothing failed, but some results are incomplete (unresolved verdicts): run again to re-judge.
     INCOMPLETE = "incomplete"
-    #: Some config failed, is missing or still running.
+    #: Some config failed, is missing, queued or still running.
     NOT_DONE = "not done"
 
 
@@ -486,6 +512,6 @@ def outcome(statuses: Iterable[RunStatus]) -> GridOutcome:
     'NOT_DONE'
     """
     states = {status.state for status in statuses}
-    if states & {FAILED, MISSING, RUNNING}:
+    if states & {FAILED, MISSING, RUNNING, QUEUED}:
         return GridOutcome.NOT_DONE
     return GridOutcome.INCOMPLETE if INCOMPLETE in states else GridOutcome.DONE

@@ -205,6 +205,7 @@ def _plan_markdown(report: PlanReport) -> str:
         + (f", {report.pilot_unresolved} unresolved verdicts left out" if report.pilot_unresolved else "")
         + f". Expected {report.level:.0%} interval half-width (points), {view}.",
         "",
+        *(line for warning in report.warnings for line in (f"warning: {warning}", "")),
     ]
     counts = list(dict.fromkeys(row.questions for row in report.rows))
     ns = list(dict.fromkeys(row.n for row in report.rows))

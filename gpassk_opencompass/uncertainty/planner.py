@@ -36,6 +36,7 @@ __all__ = [
     "pilot_probabilities",
     "plan_table",
     "smallest_n",
+    "uninformative_pilot",
     "within_question_variance",
 ]
 
@@ -96,6 +97,41 @@ def pilot_probabilities(counts, n=None, *, prior=defaults.PRIOR) -> np.ndarray:
         return c / n_array
     alpha0, beta0 = check_prior(prior)
     return (c + alpha0) / (n_array + alpha0 + beta0)
+
+
+def uninformative_pilot(counts, n) -> str | None:
+    """Why a pilot cannot inform a plan, in one sentence; ``None`` when it can.
+
+    A pilot whose resolved answers are all wrong (a first run of a small model) or all right tells no
+    question from another: each one's probability is the prior's guess, the same for every question, so
+    widths planned from it say nothing about this model (they come out near zero). The one home of this
+    warning: ``gpassk plan`` shows it, and so may anything else planned from a pilot.
+
+    Args:
+        counts: correct generations per question.
+        n: *resolved* generations per question (an int, or one per question).
+
+    >>> print(uninformative_pilot([0, 0, 0], 8).split(": every")[0])
+    no answer of the pilot is correct (0 of 24 judged), so it cannot inform the plan
+    >>> print(uninformative_pilot([4, 4], 4).split(": every")[0])
+    every answer of the pilot is correct (8 of 8 judged), so it cannot inform the plan
+    >>> uninformative_pilot([0, 3, 8], 8) is None
+    True
+    """
+    c, resolved = check_counts(counts, n)
+    total, correct = int(resolved.sum()), int(c.sum())
+    if correct == 0:
+        what, looks = "no answer of the pilot is correct", "equally unsolvable"
+        fix = "pilot a stronger model, or more questions and a larger n, until some answers are correct"
+    elif correct == total:
+        what, looks = "every answer of the pilot is correct", "equally easy"
+        fix = "pilot more (or harder) questions and a larger n, until some answers are wrong"
+    else:
+        return None
+    return (
+        f"{what} ({correct} of {total} judged), so it cannot inform the plan: every question looks {looks} "
+        f"and the planned widths are the prior's guess, not this model's; {fix}"
+    )
 
 
 def _probabilities(p) -> np.ndarray:
