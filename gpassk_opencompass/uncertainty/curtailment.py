@@ -215,6 +215,7 @@ class CurtailedPlan:
     Attributes:
         design: ``N1:N:RULE``.
         n1, n, rule: the design.
+        stop_set: the stage-1 counts that stop a question under it.
         expected_draws: generations per question on average (over the questions of ``p``).
         saved: ``1 - expected_draws / n``: the share of a fixed n's generations the design saves.
         stopped: the expected share of questions stopped after stage 1.
@@ -225,6 +226,7 @@ class CurtailedPlan:
     n1: int
     n: int
     rule: str
+    stop_set: tuple[int, ...]
     expected_draws: float
     saved: float
     stopped: float
@@ -296,6 +298,7 @@ def curtailed_plan(
         n1=design.n1,
         n=design.n,
         rule=design.rule,
+        stop_set=tuple(sorted(design.stop_set)),
         expected_draws=float(draws.mean()),
         saved=float(1.0 - draws.mean() / design.n),
         stopped=float(stop_probability(p, design).mean()),
