@@ -257,7 +257,9 @@ def noisier_warnings(p, design: Curtailed, plan: CurtailedPlan, ks: Sequence[int
             others = {other.rule: noise_ratio(p, other, draws, tau) for other in other_rules(design)}
             better = min(others, key=others.__getitem__) if others else None
             keeps = better is not None and others[better] <= CURTAIL_NOISIER
-            lines.append(curtail_warning(design.rule, key, ratios[key], better if keeps else None, tau, design.n))
+            lines.append(
+                curtail_warning(design.rule, key, ratios[key], better if keeps else None, draws, tau, design.n)
+            )
     return lines
 
 

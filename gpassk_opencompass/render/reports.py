@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpassk_opencompass import __version__, defaults
 from gpassk_opencompass.files.writing import write_text_atomic
+from gpassk_opencompass.metrics import required_correct
 from gpassk_opencompass.redaction import redact, redact_data
 from gpassk_opencompass.render import template
 
@@ -286,16 +287,18 @@ def _curtailed_lines(plan: CurtailedPlan, view: str, level: float) -> list[str]:
     return lines
 
 
-def curtail_warning(rule: str, key: str, ratio: float, better: str | None, tau, n: int) -> str:
+def curtail_warning(rule: str, key: str, ratio: float, better: str | None, k: int, tau, n: int) -> str:
     """The warning for a metric a curtailed rule makes ``ratio`` times noisier than a fixed ``n``, naming the rule
     that keeps it (``better``), if any.
 
-    >>> curtail_warning("all-wrong-or-right", "G-Pass@16_1.0", 3.94, "all-wrong", 1.0, 48)
+    >>> curtail_warning("all-wrong-or-right", "G-Pass@16_1.0", 3.94, "all-wrong", 16, 1.0, 48)
     'all-wrong-or-right makes G-Pass@16_1.0 3.9× noisier here; use all-wrong for τ = 1'
-    >>> curtail_warning("all-wrong", "G-Pass@16_0.0", 4.06, None, 0.0, 48)
-    'all-wrong makes G-Pass@16_0.0 4.1× noisier here and no rule keeps it; draw a fixed n = 48 for τ = 0 (pass@k)'
+    >>> curtail_warning("all-wrong", "G-Pass@4_0.25", 1.88, None, 4, 0.25, 48)  # one of 4 right: pass@4
+    'all-wrong makes G-Pass@4_0.25 1.9× noisier here and no rule keeps it; draw a fixed n = 48 for τ = 0.25 (pass@k)'
     """
-    which = key if isinstance(tau, str) else f"τ = {float(tau):g}" + (" (pass@k)" if float(tau) == 0 else "")
+    which = (
+        key if isinstance(tau, str) else f"τ = {float(tau):g}" + (" (pass@k)" if required_correct(k, tau) == 1 else "")
+    )
     said = f"{rule} makes {key} {ratio:.1f}× noisier here"
     if better is not None:
         return f"{said}; use {better} for {which}"
