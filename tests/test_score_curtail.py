@@ -259,3 +259,28 @@ def test_bayes_intervals_take_the_resolved_verdicts_of_a_curtailed_run(tmp_path)
     )  # fmt: skip
     assert results.unresolved == 1 and results.metrics["G-Pass@2_1.0"] == pytest.approx(50.0)
     assert set(results.bayes) >= {"G-Pass@2_1.0"}
+
+
+def test_rank_intervals_of_curtailed_runs_score_each_with_its_design(tmp_path, capsys):
+    """The leaderboard's ranks of curtailed runs: each row's score is what its own results file reports."""
+    from gpassk_opencompass.scoring.results_io import load_results
+    from gpassk_opencompass.uncertainty.ranks import adjacent_significance, rank_intervals
+
+    other = dict(DRAWS, q1=[1] * N, q2=[0] * N1, q5=[0] * N1)
+    records = []
+    for name, draws in (("a", DRAWS), ("b", other)):
+        score(
+            capsys,
+            tmp_path,
+            write_jsonl(tmp_path / f"{name}.jsonl", [question(q, d) for q, d in draws.items()]),
+            "--curtail",
+            "4:12",
+        )
+        records.append(load_results((tmp_path / "scores.json").rename(tmp_path / f"{name}.json")))
+    counts = [record.counts()[0] for record in records]
+    drawn = [record.counts()[1] for record in records]
+    designs = [record.design for record in records]
+    for metric in ("G-Pass@4_0.5", "mG-Pass@4", f"accuracy ({N} runs average)"):
+        ranks = rank_intervals(counts, drawn, metric, designs=designs, seed=1)
+        assert [model.score for model in ranks.models] == pytest.approx([r.metrics[metric] for r in records], abs=1e-9)
+        assert len(adjacent_significance(counts, drawn, metric, designs=designs)) == 1

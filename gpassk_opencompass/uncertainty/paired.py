@@ -81,8 +81,8 @@ def metric_table(
     return keys, np.stack(columns, axis=1), c, n_array
 
 
-def metric_values(counts, n, metric: str) -> np.ndarray:
-    """Per-question values in [0, 1] of the metric named by its results key.
+def metric_values(counts, n, metric: str, design: Design | None = None) -> np.ndarray:
+    """Per-question values in [0, 1] of the metric named by its results key (under ``design``: its estimates).
 
     Args:
         counts: correct generations per question, any shape (e.g. models x questions).
@@ -108,6 +108,11 @@ def metric_values(counts, n, metric: str) -> np.ndarray:
         raise InputError(
             f"metric must be a results key like 'G-Pass@16_0.5', 'mG-Pass@16' or 'accuracy'; got metric={metric!r}"
         )
+    if design is not None:  # a curtailed run: every value, accuracy too, the design's unbiased estimate
+        k = 1 if match["k"] is None else int(match["k"])
+        if match["mg"]:
+            return np.asarray(mg_pass_at_k(n_array, c, k, design), dtype=float)
+        return np.asarray(g_pass_at_k(n_array, c, k, match["tau"] or 1.0, design), dtype=float)
     if match["k"] is None:  # accuracy
         if (n_array < 1).any() or (c < 0).any() or (c > n_array).any():
             g_pass_at_k(n_array, c, 1, 1.0)  # raises the usual message
