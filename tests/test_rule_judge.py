@@ -208,6 +208,17 @@ def test_same_verdicts_in_process_and_in_workers(processes):
 
 
 @pytest.mark.e2e  # worker interpreters
+def test_the_verdicts_workers_send_are_kept_with_their_strings_shared():
+    """Each verdict arrives unpickled with copies of its strings: it is kept with the pair's answer and one copy of
+    each reason, and equal to what the rule judge says in-process."""
+    pairs = [(str(q), str(q + offset)) for q in range(20, 40) for offset in (0, 1, 2)]
+    verdicts = judge_by_rule(pairs, timeout=3, processes=1, progress=False)
+    assert verdicts == [rule_verdict(reference, answer) for reference, answer in pairs]
+    assert all(verdict.extracted is answer for verdict, (_, answer) in zip(verdicts, pairs))
+    assert len({id(verdict.reason) for verdict in verdicts}) == 2  # equivalent, not equivalent
+
+
+@pytest.mark.e2e  # worker interpreters
 def test_off_the_main_thread_the_rule_judge_uses_workers_and_finishes():
     result = []
     thread = threading.Thread(

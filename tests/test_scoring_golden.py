@@ -19,7 +19,7 @@ from exact import exact_g_pass, exact_mg_pass
 from gpassk_opencompass.cli import main
 from scoring_fixtures import THRESHOLDS, write_jsonl
 
-QUESTIONS, N, KS = 60, 24, (4, 16)
+QUESTIONS, N, KS = 100, 24, (4, 16)  # over 256 distinct answers: the rule judge runs in its worker processes
 
 
 def candidates(q: int) -> tuple[int, list[tuple[str, str | None, int | None]]]:
