@@ -104,9 +104,19 @@ def run_score(path: pathlib.Path, k: int, root: pathlib.Path = ROOT) -> dict:
         "--quiet",
     ]
     environment = {**os.environ, "PYTHONPATH": str(root)}
+    imported = subprocess.run(  # run where ``-m`` finds no package of its own (its folder comes first on sys.path)
+        [sys.executable, "-c", "import gpassk_opencompass; print(gpassk_opencompass.__file__)"],
+        env=environment,
+        cwd=path.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if not pathlib.Path(imported).is_relative_to(root):
+        raise SystemExit(f"gpassk score would import {imported}, not the package of {root}")
     with tempfile.TemporaryFile() as stderr:
         started = time.perf_counter()
-        process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=stderr)
+        process = subprocess.Popen(command, env=environment, cwd=path.parent, stdout=subprocess.DEVNULL, stderr=stderr)
         _, status, usage = os.wait4(process.pid, 0)  # this command's own usage, not every child's so far
         wall = time.perf_counter() - started
         process.returncode = os.waitstatus_to_exitcode(status)
