@@ -11,25 +11,32 @@ subprocess (the command a user runs, with its results file written):
   values (~2,000 distinct (reference, answer) pairs): almost everything is
   per-question and per-generation overhead.
 
-Printed per input: wall time, CPU time (user + system of the child), peak
-resident memory (``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss``; each
-input runs in a fresh interpreter, so it is that run's peak) and the wall time
+Printed per input: wall time, CPU time (user + system of the command and its
+judge workers), peak resident memory (``ru_maxrss`` of that one command, read
+with ``os.wait4``: the largest of the command and its workers) and the wall time
 per generation.  The rule judge alone on the same distinct answers (in-process,
 ``judge_by_rule``) is timed with ``--judge-only`` so the overhead can be read
 off.  There is no OpenCompass counterpart (OpenCompass has no command that
 scores a generations file), so nothing is compared; numbers only.
 
+``--against TREE`` also runs another source tree's ``gpassk score`` (an older
+checkout, e.g. ``git archive main | tar -x -C /tmp/old``) on the same input,
+right before this tree's, and checks the two results files are byte for byte
+the same (sha256; exit 1 when they differ).  10M generations:
+``--questions 100000 --n 100 --skip-lines``.
+
     python benchmarks/bench_score_scale.py [--questions 10000] [--n 100] [--lines 1000000] [--skip-lines]
+        [--against TREE] [--judge-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import pathlib
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -75,9 +82,13 @@ def write_short_lines(path: pathlib.Path, lines: int, values: int = 1_000, seed:
             )
 
 
-def run_score(path: pathlib.Path, k: int) -> dict:
-    """Run ``gpassk score`` on ``path`` in a fresh interpreter; its wall, CPU time and peak RSS."""
-    output = path.with_suffix(".results.json")
+def run_score(path: pathlib.Path, k: int, root: pathlib.Path = ROOT) -> dict:
+    """Run ``gpassk score`` (the package of source tree ``root``) on ``path`` in a fresh interpreter.
+
+    Its wall time, CPU time and peak RSS (of that command and its judge workers), and the sha256 of the
+    results file it wrote (which is then removed).
+    """
+    output = path.with_name(f"{path.stem}.{root.name}.results.json")
     command = [
         sys.executable,
         "-m",
@@ -92,23 +103,59 @@ def run_score(path: pathlib.Path, k: int) -> dict:
         str(output),
         "--quiet",
     ]
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"gpassk score exited {done.returncode}:\n{done.stderr[-2000:]}")
-    document = json.loads(output.read_text(encoding="utf-8"))
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    environment = {**os.environ, "PYTHONPATH": str(root)}
+    imported = subprocess.run(  # run where ``-m`` finds no package of its own (its folder comes first on sys.path)
+        [sys.executable, "-c", "import gpassk_opencompass; print(gpassk_opencompass.__file__)"],
+        env=environment,
+        cwd=path.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if not pathlib.Path(imported).is_relative_to(root):
+        raise SystemExit(f"gpassk score would import {imported}, not the package of {root}")
+    with tempfile.TemporaryFile() as stderr:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, env=environment, cwd=path.parent, stdout=subprocess.DEVNULL, stderr=stderr)
+        _, status, usage = os.wait4(process.pid, 0)  # this command's own usage, not every child's so far
+        wall = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            stderr.seek(0)
+            raise SystemExit(f"gpassk score exited {process.returncode}:\n{stderr.read()[-2000:].decode()}")
+    info = results_header(output)["gpassk"]
+    digest = file_sha256(output)
+    output.unlink()
     return {
         "wall": wall,
-        "cpu": cpu,
-        "max_rss_mb": after.ru_maxrss / 1024,
-        "generations": document["gpassk"]["judge_stats"]["total"],
-        "distinct": document["gpassk"]["judge_stats"]["unique"],
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "max_rss_mb": usage.ru_maxrss / 1024,
+        "generations": info["judge_stats"]["total"],
+        "distinct": info["judge_stats"]["unique"],
+        "sha256": digest,
     }
+
+
+def results_header(path: pathlib.Path) -> dict:
+    """The results document without its ``details`` (written last, one question a line): not the whole file,
+    which at 10M generations is over a gigabyte of verdicts."""
+    head = b""
+    with open(path, "rb") as file:
+        while b'\n  "details": [' not in head:
+            block = file.read(1 << 16)
+            if not block:
+                return json.loads(head)
+            head += block
+    text = head[: head.index(b'\n  "details": [')].decode("utf-8")
+    return json.loads(text.rstrip().rstrip(",") + "\n}" if text.strip() != "{" else "{}")
+
+
+def file_sha256(path: pathlib.Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        while block := file.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def judge_only(path: pathlib.Path) -> float:
@@ -143,6 +190,20 @@ def report(name: str, figures: dict, judging: float | None) -> None:
     print(line, flush=True)
 
 
+def measure(name: str, path: pathlib.Path, k: int, against: pathlib.Path | None, judging: float | None) -> bool:
+    """Score ``path`` with ``against``'s package (when given), then with this tree's; whether the results match."""
+    if against is None:
+        report(name, run_score(path, k), judging)
+        return True
+    old = run_score(path, k, against)
+    report(f"{name} [{against}]", old, judging)
+    new = run_score(path, k)
+    report(f"{name} [{ROOT}]", new, judging)
+    same = old["sha256"] == new["sha256"]
+    print(f"  results {'byte-identical' if same else 'DIFFER'}: sha256 {old['sha256']} / {new['sha256']}", flush=True)
+    return same
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=10_000)
@@ -150,24 +211,26 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--skip-lines", action="store_true", help="skip the one-million-short-lines input")
     parser.add_argument("--judge-only", action="store_true", help="also time the rule judge alone")
+    parser.add_argument(
+        "--against", type=pathlib.Path, help="another source tree: run its gpassk score first, compare the results"
+    )
     args = parser.parse_args()
+    against = args.against.resolve() if args.against else None
+    same = True
     with tempfile.TemporaryDirectory() as directory:
         folder = pathlib.Path(directory)
         big = folder / "generations.jsonl"
         write_generations(big, args.questions, args.n)
-        report(
-            f"{args.questions:,} questions x n = {args.n}",
-            run_score(big, k=min(16, args.n)),
-            judge_only(big) if args.judge_only else None,
-        )
+        judging = judge_only(big) if args.judge_only else None
+        same &= measure(f"{args.questions:,} questions x n = {args.n}", big, min(16, args.n), against, judging)
+        big.unlink()
         if not args.skip_lines:
             short = folder / "short.jsonl"
             write_short_lines(short, args.lines)
-            report(
-                f"{args.lines:,} short lines (n = 1)",
-                run_score(short, k=1),
-                judge_only(short) if args.judge_only else None,
-            )
+            judging = judge_only(short) if args.judge_only else None
+            same &= measure(f"{args.lines:,} short lines (n = 1)", short, 1, against, judging)
+    if not same:
+        raise SystemExit("the results differ")
 
 
 if __name__ == "__main__":

@@ -134,6 +134,57 @@ def test_a_fraction_equals_its_decimal_and_not_its_successor(value):
     assert rule_verdict(latex, str(value.numerator + value.denominator) + "/" + str(value.denominator)).correct is False
 
 
+PLAIN_INTEGERS = st.builds(
+    lambda sign, zeros, digits: sign + "0" * zeros + digits,
+    st.sampled_from(["", "-"]),
+    st.integers(0, 2),
+    st.integers(0, 10**13).map(str),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(PLAIN_INTEGERS, PLAIN_INTEGERS, st.booleans())
+def test_two_plain_integers_get_math_verifys_own_verdict_without_its_parser(reference, answer, same):
+    """The shortcut (integer_verdict) and math-verify itself give the same verdict and reason, leading zeros, -0 and
+    15 digits included; and math-verify's parser is not run."""
+    from gpassk_opencompass.judges import rule
+
+    answer = reference if same else answer
+    asked = rule.math_verify_verdict(reference, answer, answer, timeout=3)
+    assert rule.integer_verdict(reference, answer, answer) == asked
+    assert asked.correct is (int(reference) == int(answer))
+
+
+@pytest.mark.parametrize(
+    ("reference", "answer"),
+    [
+        ("0", "-0"),
+        ("7", "007"),
+        ("-5", "5"),
+        ("999999999999999", "999999999999999"),
+        ("100000000000000", "99999999999999"),
+    ],
+)
+def test_plain_integer_edges_match_math_verify_and_skip_its_parser(reference, answer, monkeypatch):
+    from gpassk_opencompass.judges import rule
+
+    asked = rule.math_verify_verdict(reference, answer, answer, timeout=3)
+    monkeypatch.setattr(rule, "math_verify_verdict", lambda *args, **kwargs: pytest.fail("math-verify was asked"))
+    assert rule_verdict(reference, answer) == asked
+
+
+def test_an_integer_of_16_digits_or_in_other_digits_goes_to_math_verify(monkeypatch):
+    from gpassk_opencompass.judges import rule
+
+    asked = []
+    real = rule.math_verify_verdict
+    monkeypatch.setattr(rule, "math_verify_verdict", lambda *args: asked.append(args[0]) or real(*args))
+    assert rule_verdict("1234567890123456", "1234567890123456").correct is True
+    assert rule_verdict("12", "\uff11\uff12").reason.startswith("math-verify")  # full-width digits
+    assert rule_verdict("+12", "12").correct is True
+    assert asked == ["1234567890123456", "12", "+12"]
+
+
 def test_pathological_power_times_out_in_the_main_thread():
     # the verdict names the timeout: math-verify's alarm fired (how long it took: benchmarks/bench_hostile.py)
     verdict = rule_verdict("9", PATHOLOGICAL, timeout=1)
@@ -154,6 +205,17 @@ def test_same_verdicts_in_process_and_in_workers(processes):
     verdicts = judge_by_rule(PAIRS, timeout=1, processes=processes, progress=False)
     assert [verdict.correct for verdict in verdicts] == EXPECTED
     assert "timed out" in verdicts[1].reason
+
+
+@pytest.mark.e2e  # worker interpreters
+def test_the_verdicts_workers_send_are_kept_with_their_strings_shared():
+    """Each verdict arrives unpickled with copies of its strings: it is kept with the pair's answer and one copy of
+    each reason, and equal to what the rule judge says in-process."""
+    pairs = [(str(q), str(q + offset)) for q in range(20, 40) for offset in (0, 1, 2)]
+    verdicts = judge_by_rule(pairs, timeout=3, processes=1, progress=False)
+    assert verdicts == [rule_verdict(reference, answer) for reference, answer in pairs]
+    assert all(verdict.extracted is answer for verdict, (_, answer) in zip(verdicts, pairs))
+    assert len({id(verdict.reason) for verdict in verdicts}) == 2  # equivalent, not equivalent
 
 
 @pytest.mark.e2e  # worker interpreters

@@ -3,7 +3,8 @@ r"""The rule judge: math-verify equivalence, and choice answers as letter sets.
 :func:`rule_verdict` compares a choice reference as a set of option letters (an AoPS/AMC label and its value,
 ``\textbf{(D)}\ 1625``, counts as either), refuses without asking math-verify a number far too big or small
 or of the other sign (:mod:`gpassk_opencompass.judges.magnitude`), and sends anything else through math-verify,
-gold first (``verify(gold, target)`` is not symmetric). math-verify's ``signal.alarm`` needs a main thread
+gold first (``verify(gold, target)`` is not symmetric); two plain integers get math-verify's verdict without its
+parser (:func:`integer_verdict`). math-verify's ``signal.alarm`` needs a main thread
 (:mod:`gpassk_opencompass.judges.workers` provides one); a comparison over ``timeout`` is decided by
 :func:`numeric_difference` when the values differ, else ``correct=None`` with :data:`UNDECIDED_HINT`.
 See docs/evaluator.md, "Judges".
@@ -62,6 +63,9 @@ _NUMERIC_TOLERANCE = 1e-5
 _ZERO = 1e-15
 # "x =" before a value.
 _ASSIGNMENT = re.compile(r"^\s*[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?\s*=(?!=)")
+# A plain integer math-verify reads exactly (:func:`integer_verdict`): ASCII digits, an optional minus, at most 15
+# digits (a double holds it exactly, so no rounding in math-verify's comparison can make two of them equal).
+_PLAIN_INTEGER = re.compile(r"-?[0-9]{1,15}")
 
 
 def choice_letters(text: str) -> frozenset[str] | None:
@@ -187,6 +191,32 @@ def _choice_verdict(gold_letters: frozenset[str], extracted: str) -> Verdict:
 
 
 def _math_verify_verdict(reference: str, extracted: str, value: str, timeout: int) -> Verdict:
+    if _PLAIN_INTEGER.fullmatch(reference) and _PLAIN_INTEGER.fullmatch(value):
+        return integer_verdict(reference, extracted, value)
+    return math_verify_verdict(reference, extracted, value, timeout)
+
+
+def integer_verdict(reference: str, extracted: str, value: str) -> Verdict:
+    """math-verify's verdict, and its reason, on two plain integers, without running its parser: equal values.
+
+    ``reference`` and ``value`` are plain integers (ASCII digits, an optional minus, at most 15 digits), which
+    math-verify parses to the integers they write (``007`` is 7, ``-0`` is 0) and calls equivalent exactly when
+    they are equal; its parser costs about a millisecond an answer (sympy reading the number's text), most of
+    judging AIME-style answers, all integers. tests/test_rule_judge.py checks it against math-verify.
+
+    >>> integer_verdict("7", "007", "007").reason, integer_verdict("-0", "0", "0").correct
+    ('math-verify: equivalent', True)
+    >>> integer_verdict("12", "13", "13")
+    Verdict(correct=False, extracted='13', reason='math-verify: not equivalent', source='rule')
+    """
+    if int(reference) == int(value):
+        return Verdict(True, extracted, "math-verify: equivalent", RULE)
+    return Verdict(False, extracted, "math-verify: not equivalent", RULE)
+
+
+def math_verify_verdict(reference: str, extracted: str, value: str, timeout: int) -> Verdict:
+    """math-verify's verdict on ``value`` (the answer ``extracted``, without an option label) against ``reference``,
+    each parsed and compared within ``timeout`` seconds (see the module docstring)."""
     from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
     from math_verify.errors import TimeoutException
 

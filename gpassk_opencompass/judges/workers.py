@@ -92,6 +92,20 @@ def judge_by_rule(
         processes = default_processes(len(pairs))
     deadline = deadline or hard_deadline(timeout)
     code = f"from gpassk_opencompass.judges.workers import serve; serve({{read}}, {{write}}, {int(timeout)})"
+    reasons: dict[str, str] = {}
+
+    def kept(index: int, verdict: Verdict) -> Verdict:
+        """The verdict with its strings shared: each arrives unpickled with its own copies (~370 bytes a verdict,
+        the most memory of 300,000 distinct answers), though its answer is the pair's and its reasons are few."""
+        extracted = pairs[index][1]
+        return Verdict(
+            verdict.correct,
+            extracted if verdict.extracted == extracted else verdict.extracted,
+            reasons.setdefault(verdict.reason, verdict.reason),
+            RULE if verdict.source == RULE else verdict.source,
+            verdict.rule_correct,
+        )
+
     return judge_in_workers(
         pairs,
         lambda: Worker(in_interpreter(code)),
@@ -102,6 +116,7 @@ def judge_by_rule(
         deadline=deadline,
         silent=f"rule judge gave no verdict within {deadline:g}s; {UNDECIDED_HINT}",
         died=f"rule judge worker died; {UNDECIDED_HINT}",
+        kept=kept,
     )
 
 
@@ -294,15 +309,18 @@ def judge_in_workers(
     silent: str,
     died: str,
     arrived: Callable[[int, Verdict], None] | None = None,
+    kept: Callable[[int, Verdict], Verdict] | None = None,
 ) -> list[Verdict]:
     """One verdict per item of ``pairs``, in order, from ``processes`` workers made by ``start``.
 
     A worker that sends nothing for ``deadline`` seconds (once it has started) is killed with its process
     group, the item it was on gets ``unresolved(index, silent)``, and a fresh worker takes the rest; one that
     dies gets ``unresolved(index, died)`` the same way. ``arrived(index, verdict)`` is called as each verdict
-    arrives (to keep it before the run ends). However the call ends, every worker's group is killed.
+    arrives (to keep it before the run ends); ``kept(index, verdict)``, when given, is what is kept of a verdict
+    a worker sent (an equal one, held more compactly). However the call ends, every worker's group is killed.
     """
-    return _WorkerPool(processes, start, deadline, unresolved, arrived).run(pairs, progress, desc, silent, died)
+    pool = _WorkerPool(processes, start, deadline, unresolved, arrived, kept)
+    return pool.run(pairs, progress, desc, silent, died)
 
 
 class _WorkerPool:
@@ -313,12 +331,14 @@ class _WorkerPool:
         deadline: float,
         unresolved: Callable[[int, str], Verdict],
         arrived: Callable[[int, Verdict], None] | None,
+        kept: Callable[[int, Verdict], Verdict] | None = None,
     ) -> None:
         self.processes = processes
         self.start = start
         self.deadline = deadline
         self.unresolved = unresolved
         self.arrived = arrived
+        self.kept = kept
 
     def run(self, pairs, progress: bool, desc: str, silent: str, died: str) -> list[Verdict]:
         results: list[Verdict | None] = [None] * len(pairs)
@@ -348,7 +368,7 @@ class _WorkerPool:
                             continue
                         index, verdict = message
                         worker.pending.remove(index)
-                        self._record(results, index, verdict, bar)
+                        self._record(results, index, verdict if self.kept is None else self.kept(index, verdict), bar)
                     elif worker.pending and worker.silent_for(time.monotonic()) > self.deadline:
                         workers[position] = self._replace(worker, results, todo, bar, silent)
             done = True

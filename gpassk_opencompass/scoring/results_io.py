@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict
+from typing import TypeVar
 
 from pydantic import ValidationError
 
@@ -40,6 +41,8 @@ from gpassk_opencompass.scoring.results import SCHEMA_VERSION, GPassKBlock, Resu
 #: Results files larger than this are refused before parsing (a results file of 238 questions x 48
 #: generations with every verdict's reason is a few MB).
 MAX_RESULTS_BYTES = 256 * 1024 * 1024
+
+T = TypeVar("T")
 
 
 def read_results(document: Mapping | ResultsFile, source: str = "<document>") -> ResultsFile:
@@ -145,7 +148,8 @@ def write_results(path, results: ResultsFile | Mapping) -> None:
 
     A mapping is validated first (:func:`read_results`): nothing but the one
     model is written. One line per question keeps a million generations fast
-    to write (the standard library's indenting encoder is pure Python) and easy to read.
+    to write (the standard library's indenting encoder is pure Python) and easy to read;
+    each distinct verdict is encoded once, and a question's line joins the texts of its verdicts.
 
     >>> import pathlib, tempfile
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "r.json"
@@ -159,12 +163,13 @@ def write_results(path, results: ResultsFile | Mapping) -> None:
       ]
     }
     """
-    header, rows = _parts(read_results(results))
+    header, details = _parts(read_results(results))
     text = json.dumps(header, indent=2, ensure_ascii=False)
-    if rows is None:
+    if details is None:
         write_chunks_atomic(path, (text, "\n"))
         return
-    write_chunks_atomic(path, _streamed((text[:-2] + ",\n" if header else "{\n") + '  "details": [', rows))
+    head = (text[:-2] + ",\n" if header else "{\n") + '  "details": ['
+    write_chunks_atomic(path, _streamed(head, _lines(*details)))
 
 
 def json_document(results: ResultsFile) -> dict:
@@ -174,15 +179,20 @@ def json_document(results: ResultsFile) -> dict:
     absent, not null). ``details`` are built leanly: each distinct verdict
     becomes one record shared by every generation it judged.
     """
-    header, rows = _parts(results)
-    if rows is None:
+    header, details = _parts(results)
+    if details is None:
         return header
-    header["details"] = list(rows)
+    entries, records, redaction = details
+    header["details"] = [{**row, "verdicts": verdicts} for row, verdicts in _rows(entries, records, redaction)]
     return header
 
 
-def _parts(results: ResultsFile) -> tuple[dict, Iterator[dict] | None]:
-    """The redacted document without ``details``, and its ``details`` entries one by one (``None``: unset).
+#: The ``details`` of a document to write: the entries, each distinct verdict's redacted record by ``id``, the redactor.
+_Details = tuple[Sequence[QuestionRecord], dict[int, dict], Callable[[str], str]]
+
+
+def _parts(results: ResultsFile) -> tuple[dict, _Details | None]:
+    """The redacted document without ``details``, and its ``details`` (``None``: unset) to be redacted row by row.
 
     Each string is redacted once however often it occurs: the header, each distinct verdict, each
     question's id and labels; the questions then reference the verdicts' records.
@@ -198,12 +208,14 @@ def _parts(results: ResultsFile) -> tuple[dict, Iterator[dict] | None]:
     else:
         distinct = {id(verdict): verdict for question in results.details for verdict in question.verdicts}
     header, records = redaction.data([header, {key: asdict(verdict) for key, verdict in distinct.items()}])
-    return header, _rows(results.details, records, redaction)
+    return header, (results.details, records, redaction)
 
 
 def _rows(
-    details: Sequence[QuestionRecord], records: Mapping[int, dict], redaction: Callable[[str], str]
-) -> Iterator[dict]:
+    details: Sequence[QuestionRecord], values: Mapping[int, T], redaction: Callable[[str], str]
+) -> Iterator[tuple[dict, list[T]]]:
+    """Per question, its redacted ``details`` entry with ``verdicts`` still empty, and the values (``values``
+    by the ``id`` of each verdict: its record, or the record's JSON text) of its verdicts."""
     texts: dict[str, str] = {}
 
     def text(string: str) -> str:  # each distinct string redacted once (labels repeat; ids do not)
@@ -214,27 +226,44 @@ def _rows(
                 texts[string] = done
         return done
 
-    for question_id, c, n, labels, counts, digests, verdicts in detail_rows(details):
-        yield {
+    if isinstance(details, CompactDetails):  # the values by verdict index: a generation is one lookup
+        entries = details.rows([values[id(verdict)] for verdict in details.verdicts])
+    else:
+        entries = ((*entry[:-1], [values[id(verdict)] for verdict in entry[-1]]) for entry in detail_rows(details))
+    for question_id, c, n, labels, counts, digests, verdicts in entries:
+        row = {
             "id": text(question_id),
             "c": c,
             "n": n,
             **{text(column): text(label) for column, label in labels.items()},
             **counts,
             **digests,
-            "verdicts": [records[id(verdict)] for verdict in verdicts],
+            "verdicts": [],
         }
+        yield row, verdicts
 
 
-def _streamed(head: str, rows: Iterator[dict], chunk_chars: int = 1 << 20) -> Iterator[str]:
-    """``head``, then the ``details`` rows one a line (in chunks of about ``chunk_chars``), then the document's end."""
+def _lines(
+    details: Sequence[QuestionRecord], records: dict[int, dict], redaction: Callable[[str], str]
+) -> Iterator[str]:
+    """The ``details`` entries as JSON text, one a line, as ``json`` encodes them: each distinct verdict record is
+    encoded once and each entry's ``verdicts`` list joins the texts of its verdicts."""
     encode = json.JSONEncoder(ensure_ascii=False).encode
+    encoded = {key: encode(record) for key, record in records.items()}
+    records.clear()  # the texts stand for them now
+    for row, verdicts in _rows(details, encoded, redaction):
+        before, key, after = encode(row).rpartition('"verdicts": []')  # the key: a string in it would be escaped
+        yield f"{before}{key[:-1]}{', '.join(verdicts)}]{after}"
+
+
+def _streamed(head: str, lines: Iterator[str], chunk_chars: int = 1 << 20) -> Iterator[str]:
+    """``head``, then the ``details`` lines (in chunks of about ``chunk_chars``), then the document's end."""
     yield head
     chunk: list[str] = []
     size, separator = 0, "\n    "
-    for row in rows:
-        chunk.append(encode(row))
-        size += len(chunk[-1])
+    for line in lines:
+        chunk.append(line)
+        size += len(line)
         if size >= chunk_chars:
             yield separator + ",\n    ".join(chunk)
             chunk, size, separator = [], 0, ",\n    "
