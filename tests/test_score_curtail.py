@@ -12,7 +12,10 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gpassk_opencompass
 from exact import exact_curtailed_tail, exact_m
@@ -284,3 +287,18 @@ def test_rank_intervals_of_curtailed_runs_score_each_with_its_design(tmp_path, c
         ranks = rank_intervals(counts, drawn, metric, designs=designs, seed=1)
         assert [model.score for model in ranks.models] == pytest.approx([r.metrics[metric] for r in records], abs=1e-9)
         assert len(adjacent_significance(counts, drawn, metric, designs=designs)) == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([True, False, None]), max_size=9), min_size=1, max_size=6), st.integers(0, 10))
+def test_first_counts_are_a_plain_count_of_each_questions_first_verdicts(questions, draws):
+    from gpassk_opencompass.judges.types import Verdict
+    from gpassk_opencompass.scoring.details import CompactDetails
+
+    verdicts = [Verdict(True, "1", "ok", "rule"), Verdict(False, "2", "no", "rule"), Verdict(None, None, "?", "rule")]
+    slots = [[True, False, None].index(v) for q in questions for v in q]
+    offsets = np.cumsum([0] + [len(q) for q in questions]).tolist()
+    details = CompactDetails([f"q{i}" for i in range(len(questions))], {}, verdicts, slots, offsets)
+    right, unsure = details.first_counts(draws)
+    assert right.tolist() == [q[:draws].count(True) for q in questions]
+    assert unsure.tolist() == [q[:draws].count(None) for q in questions]

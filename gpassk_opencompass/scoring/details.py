@@ -149,14 +149,17 @@ class CompactDetails(Sequence[QuestionRecord]):
         self.c = self._count([verdict.correct is True for verdict in self.verdicts])
         self.unresolved = self._count([verdict.correct is None for verdict in self.verdicts])
 
-    def _count(self, which: list[bool]) -> np.ndarray:
-        """Per question, how many of its generations' verdicts ``which`` marks (one flag per verdict): a byte per
-        generation while counting, not the 24 of an owner index and a weight each (10M generations: 240 MB)."""
+    def _count(self, which: list[bool], within: int | None = None) -> np.ndarray:
+        """Per question, how many of its generations' verdicts ``which`` marks (one flag per verdict), among its
+        first ``within`` generations (``None``: all): a byte per generation while counting, not the 24 of an owner
+        index and a weight each (10M generations: 240 MB)."""
         counts = np.zeros(len(self.ids), dtype=np.int64)
         starts = np.frombuffer(self.offsets, dtype=np.int64)[:-1][self.n > 0]  # reduceat: no empty segment
         if len(starts):
-            marked = np.array(which, dtype=np.uint8)[self.slot_array()]
-            counts[self.n > 0] = np.add.reduceat(marked, starts, dtype=np.int64)
+            marked = np.append(np.array(which, dtype=np.uint8)[self.slot_array()], np.uint8(0))
+            ends = starts + np.minimum(self.n[self.n > 0], len(marked) if within is None else max(within, 1))
+            sums = np.add.reduceat(marked, np.stack([starts, ends], axis=1).ravel(), dtype=np.int64)[::2]
+            counts[self.n > 0] = sums if within is None or within > 0 else 0
         return counts
 
     def first_counts(self, draws: int) -> tuple[np.ndarray, np.ndarray]:
@@ -166,15 +169,10 @@ class CompactDetails(Sequence[QuestionRecord]):
         >>> [a.tolist() for a in CompactDetails(["a", "b"], {}, [right, unknown], [1, 0, 0, 0], [0, 3, 4]).first_counts(2)]
         [[1, 1], [1, 0]]
         """
-        owner = np.repeat(np.arange(len(self.ids)), self.n)
-        first = np.arange(len(owner)) - np.frombuffer(self.offsets, dtype=np.int64)[:-1][owner] < draws
-        slots, owner = self.slot_array()[first], owner[first]
-
-        def count(which: list[bool]) -> np.ndarray:
-            hits = np.array(which, dtype=np.int64)[slots] if len(slots) else slots
-            return np.bincount(owner, weights=hits, minlength=len(self.ids)).astype(np.int64)
-
-        return count([v.correct is True for v in self.verdicts]), count([v.correct is None for v in self.verdicts])
+        return (
+            self._count([verdict.correct is True for verdict in self.verdicts], draws),
+            self._count([verdict.correct is None for verdict in self.verdicts], draws),
+        )
 
     def slot_array(self) -> np.ndarray:
         """The per-generation indices into :attr:`verdicts` as a numpy array (no copy)."""
