@@ -229,8 +229,8 @@ def question_lines(questions: Iterable[Question]) -> Iterator[str]:
     ['{"id": "a", "question": "1+1?", "answer": "2", "language": "en", "labels": {"split": "x"}}\\n']
     """
     for question in questions:
-        record = dict(zip(_QUESTION_LINE, (question.id, question.question, question.reference, question.language)))
-        record["labels"] = dict(question.labels)
+        values = (question.id, question.question, question.reference, question.language, dict(question.labels))
+        record = dict(zip(_QUESTION_LINE, values))
         yield json.dumps(record, ensure_ascii=False) + "\n"
 
 
