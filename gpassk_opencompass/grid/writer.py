@@ -86,17 +86,17 @@ def load_template(path: str, overrides: Mapping[str, Any] | None = None) -> Grid
     return parse_template(apply_overrides(config.to_dict(), overrides or {}), source=path)
 
 
-def _imports_as_paths(value: Any) -> Any:
+def imports_as_paths(value: Any) -> Any:
     """Turn the ``type`` entries mmengine loads lazily (as ``'module.Name'``) into :class:`ImportPath` s."""
     if isinstance(value, Mapping):
-        converted = {key: _imports_as_paths(item) for key, item in value.items()}
+        converted = {key: imports_as_paths(item) for key, item in value.items()}
         kind = converted.get("type")
         if isinstance(kind, str) and "." in kind:
             module, _, name = kind.rpartition(".")
             converted["type"] = ImportPath(module, name)
         return converted
     if isinstance(value, (list, tuple)):
-        return type(value)(_imports_as_paths(item) for item in value)
+        return type(value)(imports_as_paths(item) for item in value)
     return value
 
 
@@ -110,7 +110,7 @@ def benchmark_dataset(benchmark: str) -> dict:
     if spec is None or spec.origin is None:
         raise FileNotFoundError(f"config module {entry.config} of {benchmark} is not installed")
     datasets = Config.fromfile(spec.origin).to_dict()[entry.config_variable]
-    return _imports_as_paths(datasets[0])
+    return imports_as_paths(datasets[0])
 
 
 def model_config(run: RunSpec, template: GridTemplate) -> dict:
