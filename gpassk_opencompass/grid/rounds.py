@@ -175,7 +175,7 @@ def read_round(run: GridRun, folder: Path, number: int) -> Round:
         drawn = tuple(texts[replica * count + index] for replica in range(n))
         if len(detail.verdicts) != n or detail.generations_sha256 not in (None, texts_digest(drawn)):
             raise InputError(
-                f"{path}: question {detail.id!r}'s verdicts are not of its {n} predictions in "
+                f"{path}: the verdicts of question {detail.id!r} are not of its {n} predictions in "
                 f"{round_dir / 'predictions' / grid_run.model_abbr}: the predictions changed after it was judged"
             )
         if detail.question_sha256 not in (None, texts_digest([question.question, question.reference])):
