@@ -79,14 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = spec.expand(template)
         files = writer.plan(runs, template, args.config_template_file)
         if args.dry_run:
-            clashes = set(writer.existing(files, args.output_dir))
-            for file in files:
-                marker = "overwrite" if file.name in clashes else "write"
-                print(f"{marker} {Path(args.output_dir) / file.name}")
-            print(
-                f"dry run: {len(runs)} configs + {writer.MANIFEST} in {args.output_dir}, nothing written"
-                + (f"; {len(clashes)} exist (needs --force)" if clashes and not args.force else "")
-            )
+            print("\n".join(writer.dry_run_lines(files, args.output_dir, force=args.force)))
             return 0
         writer.write(files, args.output_dir, force=args.force)
     except (Exception, KeyboardInterrupt) as error:  # one line and its exit code, as every gpassk command

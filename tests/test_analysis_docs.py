@@ -17,10 +17,10 @@ SETUP = re.search(r"## The commands, worked.*?```python\n(.*?)```", TEXT, flags=
 
 
 def test_the_page_shows_one_example_per_command():
-    assert [command.split()[1] for command, _ in COMMANDS] == ["agree", "compare", "plan"]
+    assert [command.split()[1] for command, _ in COMMANDS] == ["agree", "compare", "plan", "plan"]
 
 
-@pytest.mark.parametrize("command, shown", COMMANDS, ids=[c.split()[1] for c, _ in COMMANDS])
+@pytest.mark.parametrize("command, shown", COMMANDS, ids=[f"{c.split()[1]}-{i}" for i, (c, _) in enumerate(COMMANDS)])
 def test_each_example_prints_what_the_page_shows(tmp_path, monkeypatch, capsys, command, shown):
     monkeypatch.chdir(tmp_path)
     exec(compile(SETUP, str(PAGE), "exec"), {})

@@ -72,3 +72,16 @@ def test_the_console_entry_point_exits_2_with_one_line():
 def test_gpassk_without_a_command_prints_help_and_exits_2(capsys):
     assert main([]) == 2
     assert "calc" in capsys.readouterr().out
+
+
+def test_calc_under_a_curtailed_design_gives_the_path_count_not_the_fixed_n_formula(capsys):
+    from exact import exact_curtailed_tail
+
+    assert (
+        main(["calc", "--n", "48", "--c", "5", "--k", "16", "--thresholds", "0.25", "--curtail", "16:48", "--json"])
+        == 0
+    )
+    value = json.loads(capsys.readouterr().out)["G-Pass@16_0.25"]
+    assert value == pytest.approx(float(exact_curtailed_tail(16, 48, frozenset({0}), 48, 5, 16, 4)), abs=1e-12)
+    assert main(["calc", "--n", "16", "--c", "3", "--k", "16", "--curtail", "16:48"]) == 2
+    assert "3 correct of 16 cannot come from curtailment at 16 of 48" in capsys.readouterr().err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from analysis_docs import write
@@ -65,3 +67,30 @@ def test_help_carries_an_example(capsys):
     with pytest.raises(SystemExit):
         main(["plan", "--help"])
     assert "example: gpassk plan" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "verdict, said",
+    [
+        (False, "no answer of the pilot is correct (0 of 22 judged), so it cannot inform the plan"),
+        (True, "every answer of the pilot is correct (22 of 22 judged), so it cannot inform the plan"),
+    ],
+    ids=["none-correct", "all-correct"],
+)
+def test_a_pilot_that_tells_no_question_apart_is_said_to_inform_nothing(tmp_path, capsys, verdict, said):
+    """A first run of a small model (no answer correct): the plan is the prior's, and both outputs say so."""
+    matrix = [[verdict] * 4 for _ in range(5)] + [[verdict, verdict, None, None]]  # unresolved left out of n
+    path = write(tmp_path / "pilot.json", matrix, ks=(2,), thresholds=(1.0,))
+    assert main(["plan", str(path), "--n", "8", "16", "--target", "2", "--json", str(tmp_path / "plan.json")]) == 0
+    out = capsys.readouterr().out
+    (line,) = [line for line in out.splitlines() if line.startswith("warning: ")]
+    assert line.startswith(f"warning: {said}: every question looks equally")
+    assert "not this model's; pilot " in line
+    (warning,) = json.loads((tmp_path / "plan.json").read_text())["warnings"]
+    assert line == f"warning: {warning}"
+
+
+def test_a_pilot_with_right_and_wrong_answers_has_no_warning(tmp_path, capsys):
+    assert main(["plan", str(pilot(tmp_path)), "--n", "8", "--json", str(tmp_path / "plan.json")]) == 0
+    assert "warning" not in capsys.readouterr().out
+    assert json.loads((tmp_path / "plan.json").read_text())["warnings"] == []

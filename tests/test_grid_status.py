@@ -14,7 +14,10 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -218,6 +221,124 @@ def test_running_while_the_launch_process_lives(tmp_path):
     (run_dir / grid_status.PID_FILE).write_text(json.dumps({"host": "elsewhere-node", "pid": 1}))
     status = config_status(RUN, tmp_path)
     assert (status.state, status.detail) == ("running", "launched by host elsewhere-node")
+
+
+def test_queued_while_the_grid_run_that_will_launch_it_lives(tmp_path):
+    """A config a live `gpassk grid run` has not launched yet is queued, not missing (nor failed, if resumed)."""
+    import socket
+
+    queue = tmp_path / RUN.stem / grid_status.QUEUE_FILE
+    queue.parent.mkdir(parents=True)
+    queue.write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid()}))
+    status = config_status(RUN, tmp_path)
+    assert (status.state, status.detail) == ("queued", f"queued by gpassk grid run (pid {os.getpid()})")
+    assert config_status(RUN, tmp_path, is_alive=lambda pid: False).state == "missing"  # that grid run is gone
+    run_dir = make_run(tmp_path)  # a failed run, to be resumed when its turn comes
+    assert (config_status(RUN, tmp_path).state, config_status(RUN, tmp_path).run_dir) == ("queued", run_dir)
+    assert config_status(RUN, tmp_path, is_alive=lambda pid: pid != os.getpid()).state == "failed"
+    (run_dir / grid_status.PID_FILE).write_text(json.dumps({"host": "elsewhere-node", "pid": 1}))
+    assert config_status(RUN, tmp_path).state == "running"  # its launch started
+    (run_dir / grid_status.PID_FILE).unlink()
+    queue.write_text(json.dumps({"host": "elsewhere-node", "pid": 1}))
+    assert config_status(RUN, tmp_path).detail == "queued by gpassk grid run (host elsewhere-node)"
+
+
+#: An ``opencompass`` that starts a child (as OpenCompass starts its tasks) and sleeps, writing nothing.
+SLEEPER = """\
+import subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+time.sleep(300)
+"""
+
+
+def sleeping_grid(tmp_path) -> tuple[Path, list[dict], Path]:
+    """Three configs and an ``opencompass`` stand-in that sleeps and writes nothing."""
+    configs = tmp_path / "configs"
+    runs = generate_configs(
+        "self_served.py",
+        configs,
+        "model_url=http://127.0.0.1:9/v1",
+        "benchmarks=[AIME2025, MATH500-L5, LiveMathBench-202412]",
+        "greedy=False",
+        "n=2",
+        "k=[1]",
+    )
+    fake = tmp_path / "opencompass"
+    fake.write_text(f"#!{sys.executable}\n{SLEEPER}")
+    fake.chmod(0o755)
+    return configs, runs, fake
+
+
+def states(configs: Path, work: Path, capsys) -> dict[str, dict]:
+    """`gpassk grid status --json`, by config stem."""
+    main(["grid", "status", str(configs), "-w", str(work), "--json"])
+    return {Path(item["config"]).stem: item for item in json.loads(capsys.readouterr().out)}
+
+
+def test_the_launches_waiting_for_a_slot_are_queued(tmp_path, capsys):
+    """The grid run's launcher, one launch at a time: the others are `queued` until it stops, then `missing`."""
+    from gpassk_opencompass.grid.launch import Launcher, LaunchOptions, plan
+
+    configs, runs, fake = sleeping_grid(tmp_path)
+    work = tmp_path / "outputs"
+    grid = grid_status.load_grid(configs)
+    options = LaunchOptions(work_dir=work, opencompass=str(fake), max_parallel=1)
+    launches, _ = plan(grid_status.grid_status(grid, work)[:2], options, "20250101_120000")  # the third: not asked
+    launcher = Launcher(options, kill_after=5)
+    thread = threading.Thread(target=lambda: launcher.run(launches, progress=False))
+    thread.start()
+    try:
+        for _ in range(3000):
+            if next(work.glob("*/*/gpassk_launch.pid"), None) is not None:
+                break
+            time.sleep(0.01)
+        shown = states(configs, work, capsys)
+        first, second, third = (Path(run["file"]).stem for run in runs)
+        assert [shown[stem]["state"] for stem in (first, second, third)] == ["running", "queued", "missing"]
+        assert shown[second]["detail"] == f"queued by gpassk grid run (pid {os.getpid()})"
+        main(["grid", "status", str(configs), "-w", str(work)])
+        lines = capsys.readouterr().out.splitlines()
+        assert f"queued      {second}  (queued by gpassk grid run (pid {os.getpid()}))" in lines
+        assert lines[-1] == "3 configs: 1 running, 1 queued, 1 missing"
+    finally:
+        launcher.stop()
+        thread.join(timeout=60)
+    shown = states(configs, work, capsys)
+    assert [shown[stem]["state"] for stem in (first, second, third)] == ["failed", "missing", "missing"]
+    assert not list(work.glob(f"*/{grid_status.QUEUE_FILE}"))
+
+
+@pytest.mark.e2e  # a real `gpassk grid run` (preflight imports OpenCompass), stopped by a signal
+def test_a_real_grid_run_queues_what_it_has_not_launched(tmp_path, compass_cache, capsys):
+    from test_grid_signals import start_grid_run, stop_and_check
+    from tiny_data import write_grid_data
+
+    write_grid_data(compass_cache)
+    configs, _, fake = sleeping_grid(tmp_path)
+    work = tmp_path / "outputs"
+    process = start_grid_run(configs, work, "--opencompass", str(fake), "--max-parallel", "2")
+    try:
+        for _ in range(3000):
+            if len(list(work.glob("*/*/gpassk_launch.pid"))) == 2:
+                break
+            time.sleep(0.1)
+        shown = sorted((item["state"], item["detail"]) for item in states(configs, work, capsys).values())
+        assert [state for state, _ in shown] == ["queued", "running", "running"]
+        assert shown[0][1] == f"queued by gpassk grid run (pid {process.pid})"
+        # a second grid run leaves it to the first: it launches nothing
+        assert main(["grid", "run", str(configs), "-w", str(work), "--opencompass", str(fake), "--dry-run"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert sorted(line.split()[2] for line in lines if line.startswith("# skip")) == [
+            "(queued)",
+            "(running)",
+            "(running)",
+        ]
+        assert lines[-1] == "# dry run: 0 launch(es), 3 skipped; 3 configs: 2 running, 1 queued"
+        stop_and_check(process, work, signal.SIGTERM)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert sorted(item["state"] for item in states(configs, work, capsys).values()) == ["failed", "failed", "missing"]
 
 
 #: What a real OpenCompass 0.5.4 run had written while inferring and while evaluating (tests/data/opencompass/PROVENANCE.md).

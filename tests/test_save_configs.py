@@ -334,6 +334,42 @@ def test_dry_run_prints_and_writes_nothing(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+def test_force_dry_run_lists_what_force_removes_and_keeps(tmp_path, capsys):
+    """`--force --dry-run` says every config the forced write would remove, and those it would leave and why."""
+    template = str(REPO / "opencompass_config_templates" / "self_served.py")
+    out = tmp_path / "out"
+    assert generate(tmp_path, "-tc", template) == 0
+    old = {run["file"] for run in read_manifest(out)["runs"]}
+    edited, *_ = sorted(run["file"] for run in read_manifest(out)["runs"] if not run["greedy"])
+    (out / edited).write_text("# my own config now\n")
+    before = contents(out)
+    capsys.readouterr()
+
+    assert generate(tmp_path, "-tc", template, "--set", "n=16", "--dry-run") == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert not [line for line in printed if line.startswith(("remove ", "keep "))]  # without --force: refused
+    assert printed[-1].endswith(
+        "nothing written; 7 exist (needs --force, which also removes 5 config(s) of the previous manifest.json "
+        "not in this grid)"
+    )
+
+    assert generate(tmp_path, "-tc", template, "--set", "n=16", "--force", "--dry-run") == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert contents(out) == before  # a dry run changes nothing
+    new = {line.split()[1] for line in printed if line.startswith(("write ", "overwrite "))}
+    removed = {line.split(" ", 1)[1] for line in printed if line.startswith("remove ")}
+    assert removed == {str(out / name) for name in old - {edited}} - new and len(removed) == 5
+    kept = [line for line in printed if line.startswith("keep ")]
+    assert kept == [f"keep {out / edited}  (not written by this generator (its first line is not the generator's))"]
+    assert printed[-1] == (
+        f"dry run: 12 configs + manifest.json in {out}, nothing written; --force overwrites 7 and removes 5 "
+        "config(s) of the previous manifest.json not in this grid"
+    )
+
+    assert generate(tmp_path, "-tc", template, "--set", "n=16", "--force") == 0  # and it does what it said
+    assert {str(path) for path in out.iterdir()} == new | {str(out / edited)}
+
+
 def test_bare_run_writes_the_laptop_grid_to_opencompass_configs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert script.main([]) == 0

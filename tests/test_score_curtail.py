@@ -217,3 +217,70 @@ def test_next_round_without_curtail_is_one_line(tmp_path, capsys):
     source = write_jsonl(tmp_path / "g.jsonl", QUESTIONS)
     done = run_main(capsys, "score", str(source), "--k", "2", "--next-round", str(tmp_path / "t.jsonl"), "--no-cache")
     assert done.returncode == 2 and "--next-round lists the questions a curtailed run still draws" in done.stderr
+
+
+def test_compare_of_two_curtailed_runs_uses_each_runs_estimator(tmp_path, capsys):
+    """Each run's mean in the paired comparison is what its own results file reports (the design's estimate), and
+    a curtailed run compares with a fixed-n run of the same n: both estimate the same per-question values."""
+    other = dict(DRAWS, q1=[1] * N, q2=[0] * N1, q5=[0] * N1)  # B: q2 and q5 stopped, q1 always right
+    runs = {}
+    for name, draws in (("a", DRAWS), ("b", other)):
+        lines = [question(q, d) for q, d in draws.items()]
+        score(capsys, tmp_path, write_jsonl(tmp_path / f"{name}.jsonl", lines), "--curtail", "4:12")
+        runs[name] = (tmp_path / "scores.json").rename(tmp_path / f"{name}.json")
+    fixed = [question(q, d + [0] * (N - len(d))) for q, d in DRAWS.items()]  # a fixed n of 12 (not the same draws)
+    score(capsys, tmp_path, write_jsonl(tmp_path / "fixed.jsonl", fixed))
+    runs["fixed"] = (tmp_path / "scores.json").rename(tmp_path / "fixed.json")
+    for first, second in (("a", "b"), ("a", "fixed")):
+        report = tmp_path / f"{first}-{second}.json"
+        done = run_main(capsys, "compare", str(runs[first]), str(runs[second]), "--json", str(report))
+        assert done.returncode == 0, done.stderr
+        rows = {row["metric"]: row for row in json.loads(report.read_text())["differences"]}
+        documents = [json.loads(runs[name].read_text()) for name in (first, second)]
+        for key in expected():
+            assert rows[key]["mean_a"] == pytest.approx(documents[0][key], abs=1e-9), key
+            assert rows[key]["mean_b"] == pytest.approx(documents[1][key], abs=1e-9), key
+    check_document(json.loads(runs["b"].read_text()), other)  # and B's own values are the oracle's
+
+
+def test_bayes_intervals_take_the_resolved_verdicts_of_a_curtailed_run(tmp_path):
+    """An all-right stage 1 with one unresolved verdict (all-wrong-or-right): the metrics take the one count the
+    design allows (4 of 4), the Beta posterior only the resolved ones (3 of 3), and nothing breaks."""
+
+    def judge(prediction, reference):
+        if prediction == RIGHT[2]:
+            raise ValueError("undecidable")
+        return "7" in prediction and "7.5" not in prediction
+
+    lines = [question("q0", [1, 1, 1, 1]), question("q1", [0, 0, 0, 0])]
+    results = gpassk_opencompass.score(
+        lines, k=[2], judge=judge, curtail="4:12:all-wrong-or-right", interval="both", cache=False,
+        progress=False, allow_unresolved=True,
+    )  # fmt: skip
+    assert results.unresolved == 1 and results.metrics["G-Pass@2_1.0"] == pytest.approx(50.0)
+    assert set(results.bayes) >= {"G-Pass@2_1.0"}
+
+
+def test_rank_intervals_of_curtailed_runs_score_each_with_its_design(tmp_path, capsys):
+    """The leaderboard's ranks of curtailed runs: each row's score is what its own results file reports."""
+    from gpassk_opencompass.scoring.results_io import load_results
+    from gpassk_opencompass.uncertainty.ranks import adjacent_significance, rank_intervals
+
+    other = dict(DRAWS, q1=[1] * N, q2=[0] * N1, q5=[0] * N1)
+    records = []
+    for name, draws in (("a", DRAWS), ("b", other)):
+        score(
+            capsys,
+            tmp_path,
+            write_jsonl(tmp_path / f"{name}.jsonl", [question(q, d) for q, d in draws.items()]),
+            "--curtail",
+            "4:12",
+        )
+        records.append(load_results((tmp_path / "scores.json").rename(tmp_path / f"{name}.json")))
+    counts = [record.counts()[0] for record in records]
+    drawn = [record.counts()[1] for record in records]
+    designs = [record.design for record in records]
+    for metric in ("G-Pass@4_0.5", "mG-Pass@4", f"accuracy ({N} runs average)"):
+        ranks = rank_intervals(counts, drawn, metric, designs=designs, seed=1)
+        assert [model.score for model in ranks.models] == pytest.approx([r.metrics[metric] for r in records], abs=1e-9)
+        assert len(adjacent_significance(counts, drawn, metric, designs=designs)) == 1

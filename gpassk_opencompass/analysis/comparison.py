@@ -85,15 +85,37 @@ def compare_results(
     if bench_a and bench_b and bench_a != bench_b:
         raise InputError(f"the runs are of different benchmarks: {a.source} is {bench_a}, {b.source} is {bench_b}")
     _check_same_questions(a, b)
-    c_a, n_a = a.counts()
-    c_b, n_b = b.counts()
+    c_a, drawn_a = a.counts()
+    c_b, drawn_b = b.counts()
+    curtailed = a.design is not None or b.design is not None
+    # a curtailed run stands for its design's n (what its estimates are of); each question keeps its own draws
+    n_a, n_b = (drawn if run.design is None else run.design.n for run, drawn in ((a, drawn_a), (b, drawn_b)))
     aligned = align_runs(
-        a.question_ids(), c_a, b.question_ids(), c_b, n_a=n_a, n_b=n_b, ks_a=a.ks or None, ks_b=b.ks or None
+        a.question_ids(),
+        c_a,
+        b.question_ids(),
+        c_b,
+        n_a=n_a,
+        n_b=n_b,
+        ks_a=a.ks or None,
+        ks_b=b.ks or None,
+        drawn_a=drawn_a if curtailed else None,
+        drawn_b=drawn_b if curtailed else None,
     )
     ks = tuple(aligned.ks or ())
     thresholds = tuple(sorted(set(a.thresholds) | set(b.thresholds))) or tuple(DEFAULT_THRESHOLDS)
     differences = paired_comparison(
-        aligned.counts_a, aligned.counts_b, aligned.n, ks, thresholds, ci=ci, n_boot=n_boot, n_perm=n_perm, seed=seed
+        aligned.counts_a,
+        aligned.counts_b,
+        aligned.n,
+        ks,
+        thresholds,
+        ci=ci,
+        n_boot=n_boot,
+        n_perm=n_perm,
+        seed=seed,
+        designs=(a.design, b.design),
+        drawn=(aligned.drawn_a, aligned.drawn_b) if curtailed else None,
     )
     return ComparisonReport(
         run_a=a.source,

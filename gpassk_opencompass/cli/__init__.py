@@ -10,7 +10,7 @@ a command as Ctrl-C does (:func:`stop_on_signals`), and one that keeps something
 >>> for code, meaning in exit_codes().items():
 ...     print(code, meaning)
 0 complete: every verdict resolved, every wanted run tabulated, every config done; results written
-1 not done: runs a manifest lists have no results (or a results file cannot be believed and was left out), or a grid config failed, is missing or still running; the rest is written
+1 not done: runs a manifest lists have no results (or a results file cannot be believed and was left out), or a grid config failed, is missing, queued or still running; the rest is written
 2 bad input or usage: one line on stderr, nothing judged or launched
 3 incomplete: some verdicts unresolved; every verdict that arrived is kept (rerun the same command to re-ask only the missing ones; the rule judge is deterministic (re-running gives the same): give it more time (--rule-timeout, rule_timeout) or let a judge model decide (--judge cascade))
 4 the judge failed (unreachable, refused the key or model, stopped answering); verdicts so far are kept, rerunning resumes
@@ -72,7 +72,7 @@ def exit_codes() -> dict[int, str]:
     return {
         EXIT_OK: "complete: every verdict resolved, every wanted run tabulated, every config done; results written",
         EXIT_NOT_DONE: "not done: runs a manifest lists have no results (or a results file cannot be believed and "
-        "was left out), or a grid config failed, is missing or still running; the rest is written",
+        "was left out), or a grid config failed, is missing, queued or still running; the rest is written",
         EXIT_USAGE: "bad input or usage: one line on stderr, nothing judged or launched",
         EXIT_INCOMPLETE: "incomplete: some verdicts unresolved; every verdict that arrived is kept (rerun the same "
         f"command to re-ask only the missing ones; {UNDECIDED_HINT})",

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS, add_k_option, add_thresholds_option
+from gpassk_opencompass.curtailed import Curtailed
 from gpassk_opencompass.metrics import summarize
 from gpassk_opencompass.render.console import metric_table
 
@@ -15,7 +16,8 @@ def add_parser(subparsers) -> None:
         "calc",
         help=SUBCOMMANDS["calc"],
         description="Print G-Pass@k_tau (one row per tau) and mG-Pass@k for a single question.",
-        epilog="example: gpassk calc --n 48 --c 30 --k 4 8 16",
+        epilog="examples:\n  gpassk calc --n 48 --c 30 --k 4 8 16\n  gpassk calc --n 48 --c 3 --k 16 --curtail 16:48",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--n", type=int, required=True, help="generations for the question")
     parser.add_argument("--c", type=int, required=True, help="how many of them are correct")
@@ -24,18 +26,31 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--digits", type=int, default=6, help="decimals shown (default: %(default)s)")
     parser.add_argument("--percent", action="store_true", help="show percentages, as OpenCompass reports")
     parser.add_argument("--json", action="store_true", help="print full-precision JSON instead of a table")
+    parser.add_argument(
+        "--curtail",
+        metavar="N1:N[:RULE]",
+        help="the question was drawn under a curtailed two-stage design (--n is then N1 if it stopped, else N): "
+        "the design's unbiased estimate, not the fixed-n formula",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    result = summarize([args.c], args.n, k=args.k, thresholds=args.thresholds)  # InputError names a bad value
+    design = None if args.curtail is None else Curtailed.parse(args.curtail)
+    # an InputError names a bad value (under a design: an outcome it cannot produce)
+    result = summarize([args.c], args.n, k=args.k, thresholds=args.thresholds, design=design)
     scale = 1.0 if args.percent else 0.01
     if args.json:
         print(json.dumps({key: value * scale for key, value in result.items()}, indent=2))
         return EXIT_OK
     print(
         metric_table(
-            result, args.k, args.thresholds, scale, args.digits, title=f"n={args.n} generations, c={args.c} correct"
+            result,
+            args.k,
+            args.thresholds,
+            scale,
+            args.digits,
+            title=f"n={args.n} generations, c={args.c} correct" + (f", curtailed {design}" if design else ""),
         )
     )
     return EXIT_OK

@@ -69,7 +69,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help=SUBCOMMANDS["grid"],
         description="Launch every config of a grid written by save_opencompass_configs.py through "
         "OpenCompass itself (local runner, or its Slurm/DLC runners), and report per config: "
-        "done, incomplete, running, failed (with the log to read) or missing.",
+        "done, incomplete, running, queued, failed (with the log to read) or missing.",
     )
     actions = parser.add_subparsers(dest="grid_command", metavar="ACTION", required=True)
 
@@ -77,7 +77,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "run",
         help="launch every config that is not done",
         description="Launch every config of the grid that is not done: new ones, failed ones (resumed "
-        "with -r), incomplete ones (re-judged); done and running ones are skipped.",
+        "with -r), incomplete ones (re-judged); done, running and queued ones (another gpassk grid run's) are skipped.",
         epilog=exit_codes_epilog(RUN_CODES) + "\n" + RUN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -135,7 +135,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
     status_parser = actions.add_parser(
         "status",
-        help="done / incomplete / running / failed (with its log) / missing, per config",
+        help="done / incomplete / running / queued / failed (with its log) / missing, per config",
         description="Read each config's work dir and say where it stands. OpenCompass exits 0 when a "
         "task fails, so this reads results files and logs, not exit codes.",
         epilog=exit_codes_epilog(STATUS_CODES) + "\n" + STATUS_EPILOG,
@@ -253,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     if skipped:
-        logger.info("skipping {} config(s) already done or running", len(skipped))
+        logger.info("skipping {} config(s) already done, running or queued by another gpassk grid run", len(skipped))
     if launches:
         runner = "local runner" if options.local else ("Slurm" if options.slurm else "DLC")
         logger.info(

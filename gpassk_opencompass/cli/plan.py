@@ -8,6 +8,7 @@ from pathlib import Path
 
 from gpassk_opencompass import defaults
 from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS, AddUp, add_k_option, add_thresholds_option
+from gpassk_opencompass.curtailed import DEFAULT_RULE, RULES, Curtailed
 
 
 def add_parser(subparsers) -> None:
@@ -18,14 +19,22 @@ def add_parser(subparsers) -> None:
         "interval half-width (percentage points) of every G-Pass@k_tau and mG-Pass@k for each "
         "planned n (and question count), and with --target the smallest n that reaches it -- so "
         "the GPU budget is decided before the run. --calibration-plot checks the plan against a "
-        "simulation and draws planned vs simulated half-width.",
+        "simulation and draws planned vs simulated half-width. --curtail N1:N[:RULE] plans a curtailed "
+        "design (N1 generations per question, N for those its rule does not stop): the generations it saves "
+        "and each metric's width against a fixed n = N, with a warning for a metric it makes noisier.",
         epilog="example: gpassk plan pilot/results/m/aime.json --n 16 32 48 96 --target 2.0 "
-        "--calibration-plot plan.png",
+        "--calibration-plot plan.png\n"
+        "         gpassk plan pilot/results/m/aime.json --curtail 16:48:all-wrong-or-right",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("pilot", type=Path, metavar="PILOT", help="the pilot's results file")
     parser.add_argument(
-        "--n", type=int, nargs="+", action=AddUp, required=True, metavar="N", help="planned generations per question"
+        "--n",
+        type=int,
+        nargs="+",
+        action=AddUp,
+        metavar="N",
+        help="planned generations per question (required unless --curtail gives N)",
     )
     parser.add_argument(
         "--questions",
@@ -64,6 +73,12 @@ def add_parser(subparsers) -> None:
         help="simulated runs per row for the calibration (default %(default)s)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the simulation (default %(default)s)")
+    parser.add_argument(
+        "--curtail",
+        metavar="N1:N[:RULE]",
+        help="plan a curtailed two-stage design against a fixed n = N: N1 generations per question, N for those "
+        f"whose stage 1 the rule does not stop ({', '.join(RULES)}; default {DEFAULT_RULE})",
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the full plan as JSON")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write the plan as Markdown")
     parser.set_defaults(func=run)
@@ -72,6 +87,7 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from gpassk_opencompass.analysis.planning import plan
 
+    design = Curtailed.parse(args.curtail) if args.curtail is not None else None
     text = plan(
         args.pilot,
         args.n,
@@ -86,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         json_path=args.json,
         markdown_path=args.markdown,
+        design=design,
     )
     sys.stdout.write(text)
     return EXIT_OK

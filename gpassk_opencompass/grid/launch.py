@@ -50,6 +50,8 @@ from gpassk_opencompass.grid.status import (
     MISSING,
     NOT_NEEDED,
     PID_FILE,
+    QUEUE_FILE,
+    QUEUED,
     RUNNING,
     GridRun,
     RunStatus,
@@ -135,6 +137,11 @@ class Launch:
             return self.folder
         work = self.command[self.command.index("-w") + 1]
         return Path(work) / self.command[self.command.index("-r") + 1]
+
+    @property
+    def config_work_dir(self) -> Path:
+        """The config's work dir (``<work>/<stem>``): its run folders', and where it is recorded as queued."""
+        return self.folder.parent if self.folder is not None else self.run_dir.parent
 
     def set_aside_target(self, now: str) -> Path:
         """The new name of :attr:`set_aside`."""
@@ -304,7 +311,7 @@ def _command(config: Path, work: Path, reuse: str, options: LaunchOptions) -> tu
 
 
 def plan(statuses: Iterable[RunStatus], options: LaunchOptions, now: str) -> tuple[list[Launch], list[RunStatus]]:
-    """What to launch for each config, and the configs skipped (done or running).
+    """What to launch for each config, and the configs skipped (done, running, or queued by another grid run).
 
     Args:
         statuses: every config's current state (:func:`.status.grid_status`).
@@ -322,7 +329,7 @@ def plan(statuses: Iterable[RunStatus], options: LaunchOptions, now: str) -> tup
     """
     launches, skipped = [], []
     for status in statuses:
-        if status.state in (DONE, RUNNING):
+        if status.state in (DONE, RUNNING, QUEUED):
             skipped.append(status)
         elif status.run.curtail is not None:
             launches.append(rounds_launch(status, status.run_dir or options.work_dir / status.run.stem / now, options))
@@ -397,7 +404,9 @@ class Launcher:
     Each launch runs in its own session (so a terminal's Ctrl-C reaches only
     this process); :meth:`stop` sends SIGTERM to the process group of every
     launch it started, and nothing else, and SIGKILL to those still running
-    ``kill_after`` seconds later.
+    ``kill_after`` seconds later. Each launch not started yet is recorded as
+    queued (:data:`~.status.QUEUE_FILE` in its config's work dir, naming this
+    process) until it starts or the run ends, so ``gpassk grid status`` says ``queued``.
     """
 
     def __init__(
@@ -414,6 +423,7 @@ class Launcher:
         self._processes: dict[int, subprocess.Popen] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._queued: set[Path] = set()
 
     def execute(self, launch: Launch) -> int:
         """Run one launch to its end (a curtailed config's: its rounds, then their combination)."""
@@ -425,6 +435,7 @@ class Launcher:
         The run folder's pid file says the sequence runs, its log what it did and why it stopped."""
         run, folder = launch.run, launch.folder
         assert folder is not None
+        self._unqueue(launch)  # started: its rounds are launched from here, one after another
         rounds.start_folder(
             folder,
             redact(shlex.join(round_command(run, folder, 1, self.options))),
@@ -499,6 +510,7 @@ class Launcher:
                 self._processes[process.pid] = process
             try:
                 write_text_atomic(pid_path, json.dumps({"host": socket.gethostname(), "pid": process.pid}) + "\n")
+                self._unqueue(launch)
                 returncode = process.wait()
             finally:
                 with self._lock:
@@ -506,6 +518,25 @@ class Launcher:
                 pid_path.unlink(missing_ok=True)
             log.write(f"\n# opencompass exited {returncode}\n")
         return returncode
+
+    def _queue(self, launches: Sequence[Launch]) -> None:
+        """Record every launch as queued by this process, in its config's work dir, until it starts."""
+        record = json.dumps({"host": socket.gethostname(), "pid": os.getpid()}) + "\n"
+        for launch in launches:
+            path = launch.config_work_dir / QUEUE_FILE
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(path, record)
+            with self._lock:
+                self._queued.add(path)
+
+    def _unqueue(self, launch: Launch) -> None:
+        """A launch started (or will not): no longer queued."""
+        path = launch.config_work_dir / QUEUE_FILE
+        with self._lock:
+            if path not in self._queued:
+                return
+            self._queued.discard(path)
+        path.unlink(missing_ok=True)
 
     def stop(self) -> None:
         """Stop launching; SIGTERM the process group of every running launch (ours only), SIGKILL it later."""
@@ -541,6 +572,7 @@ class Launcher:
         pool = ThreadPoolExecutor(max_workers=self.options.max_parallel, thread_name_prefix="opencompass")
         pending: dict[Future, Launch] = {}
         try:
+            self._queue(launches)
             for launch in launches:  # inside the try: a signal while submitting still stops what started
                 pending[pool.submit(self.execute, launch)] = launch
             while pending:
@@ -570,6 +602,8 @@ class Launcher:
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+            for launch in launches:  # those never started
+                self._unqueue(launch)
             bar.close()
         return outcomes
 

@@ -3,7 +3,8 @@
 A config's runs are the timestamped folders of its own work dir (``<work>/<config stem>/<timestamp>/``, with
 ``gpassk_launch_<timestamp>.log`` and, while running, ``gpassk_launch.pid``). OpenCompass exits 0 when a task
 fails, so the state comes from files: ``done`` (a complete results file), ``incomplete`` (unresolved
-verdicts), ``running`` (a live launch, with :func:`run_progress` from OpenCompass's logs), ``failed`` (no
+verdicts), ``running`` (a live launch, with :func:`run_progress` from OpenCompass's logs), ``queued`` (a live
+``gpassk grid run`` will launch it: its ``<work>/<config stem>/gpassk_queued.json``), ``failed`` (no
 results: the log to read and its last error line), ``missing``. See docs/grid.md, "Status, and why it reads files".
 
 A curtailed config's run folder holds its two rounds, each an OpenCompass run (``round1/``, ``round2/``, round 2's
@@ -39,9 +40,13 @@ MANIFEST = "manifest.json"
 TIMESTAMP = re.compile(r"\d{8}_\d{6}")
 LAUNCH_LOG_PREFIX = "gpassk_launch_"
 PID_FILE = "gpassk_launch.pid"
+#: What ``gpassk grid run`` writes in a config's work dir (``<work>/<config stem>/``) for each config it will
+#: launch, and removes as the launch starts (or as it stops): ``{"host": ..., "pid": <gpassk grid run's>}``.
+QUEUE_FILE = "gpassk_queued.json"
 
-DONE, INCOMPLETE, RUNNING, FAILED, MISSING = "done", "incomplete", "running", "failed", "missing"
-STATES = (DONE, INCOMPLETE, RUNNING, FAILED, MISSING)
+DONE, INCOMPLETE, RUNNING, QUEUED = "done", "incomplete", "running", "queued"
+FAILED, MISSING = "failed", "missing"
+STATES = (DONE, INCOMPLETE, RUNNING, QUEUED, FAILED, MISSING)
 #: A curtailed run's round 2 when round 1 stopped every question.
 NOT_NEEDED = "not needed"
 #: Round 2's config, written by ``gpassk grid run`` into a curtailed config's run folder once round 1 is done.
@@ -404,7 +409,19 @@ def pid_alive(pid: int) -> bool:
 
 def running_launch(run_dir: Path, is_alive: Callable[[int], bool] = pid_alive) -> str | None:
     """Where a launch in ``run_dir`` is still running (``'pid 123'``, ``'host gpu7'``), or ``None``."""
-    path = run_dir / PID_FILE
+    return _live_process(run_dir / PID_FILE, is_alive)
+
+
+def queued_by(config_work_dir: Path, is_alive: Callable[[int], bool] = pid_alive) -> str | None:
+    """Where the ``gpassk grid run`` that will launch this config runs (``'pid 123'``, ``'host gpu7'``), or ``None``.
+
+    ``None`` when no grid run has queued it, or the one that did is gone (its :data:`QUEUE_FILE` left behind).
+    """
+    return _live_process(config_work_dir / QUEUE_FILE, is_alive)
+
+
+def _live_process(path: Path, is_alive: Callable[[int], bool]) -> str | None:
+    """Where the process a ``{"host", "pid"}`` record names still runs; another host's cannot be checked: it counts."""
     try:
         record = read_json_file(path)
         host, pid = record["host"], int(record["pid"])
@@ -457,14 +474,17 @@ def config_status(run: GridRun, work_dir: str | os.PathLike, is_alive: Callable[
     """The state of one config under ``work_dir`` (its runs are in ``work_dir/<config stem>``)."""
     if run.curtail is not None:
         return curtailed_status(run, work_dir, is_alive)
-    dirs = run_dirs(Path(work_dir) / run.stem)
+    config_work_dir = Path(work_dir) / run.stem
+    dirs = run_dirs(config_work_dir)
+    queued = queued_by(config_work_dir, is_alive)
     if not dirs:
-        return RunStatus(run, MISSING)
+        return RunStatus(run, MISSING) if queued is None else _queued(run, None, queued)
     for run_dir in reversed(dirs):  # a complete result in any run counts, the newest first
         path = result_path(run_dir, run)
         if path.is_file() and read_result(path)[0]:
             return RunStatus(run, DONE, run_dir, path)
-    return run_dir_status(run, dirs[-1], is_alive)
+    status = run_dir_status(run, dirs[-1], is_alive)
+    return status if status.state == RUNNING or queued is None else _queued(run, dirs[-1], queued)
 
 
 def run_dir_status(run: GridRun, run_dir: Path, is_alive: Callable[[int], bool] = pid_alive) -> RunStatus:
@@ -544,9 +564,11 @@ def curtailed_status(
     saying each; both done but not combined is ``missing`` (``gpassk grid run`` combines them), or ``failed``
     with the line its log ends on when combining them failed."""
     assert run.curtail is not None
-    dirs = run_dirs(Path(work_dir) / run.stem)
+    config_work_dir = Path(work_dir) / run.stem
+    dirs = run_dirs(config_work_dir)
+    queued = queued_by(config_work_dir, is_alive)
     if not dirs:
-        return RunStatus(run, MISSING)
+        return RunStatus(run, MISSING) if queued is None else _queued(run, None, queued)
     for folder in reversed(dirs):
         path = result_path(folder, run)
         if path.is_file() and read_result(path)[0]:
@@ -556,6 +578,8 @@ def curtailed_status(
     where = None if status.state == RUNNING else running_launch(folder, is_alive)
     if where is not None:  # a gpassk grid run between its rounds, or combining them
         return dataclasses.replace(status, state=RUNNING, log=None, detail=f"launched by {where}", progress=None)
+    if queued is not None and status.state != RUNNING:
+        return dataclasses.replace(_queued(run, folder, queued), rounds=status.rounds)
     return status
 
 
@@ -593,6 +617,11 @@ def _rounds_done(folder: Path) -> tuple[str, ...]:
     return (DONE, DONE if (folder / ROUND_TWO_CONFIG).is_file() else NOT_NEEDED)
 
 
+def _queued(run: GridRun, run_dir: Path | None, where: str) -> RunStatus:
+    """A config a live ``gpassk grid run`` has yet to launch (in ``run_dir``, resumed, when it has one)."""
+    return RunStatus(run, QUEUED, run_dir, detail=f"queued by gpassk grid run ({where})")
+
+
 def grid_status(
     grid: Grid, work_dir: str | os.PathLike, is_alive: Callable[[int], bool] = pid_alive
 ) -> list[RunStatus]:
@@ -607,7 +636,7 @@ class GridOutcome(enum.Enum):
     DONE = "done"
     #: Nothing failed, but some results are incomplete (unresolved verdicts): run again to re-judge.
     INCOMPLETE = "incomplete"
-    #: Some config failed, is missing or still running.
+    #: Some config failed, is missing, queued or still running.
     NOT_DONE = "not done"
 
 
@@ -621,6 +650,6 @@ def outcome(statuses: Iterable[RunStatus]) -> GridOutcome:
     'NOT_DONE'
     """
     states = {status.state for status in statuses}
-    if states & {FAILED, MISSING, RUNNING}:
+    if states & {FAILED, MISSING, RUNNING, QUEUED}:
         return GridOutcome.NOT_DONE
     return GridOutcome.INCOMPLETE if INCOMPLETE in states else GridOutcome.DONE

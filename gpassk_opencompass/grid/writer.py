@@ -260,24 +260,46 @@ def _why_kept(directory: Path, name: object) -> str | None:
     return None
 
 
-def remove_stale(directory: Path, stale: Iterable[object]) -> None:
+@dataclass(frozen=True)
+class Replacement:
+    """What a forced write does to the grid it replaces, beyond overwriting the files it writes.
+
+    Attributes:
+        removed: configs the previous manifest lists, this grid does not have, and this generator wrote.
+        kept: ``(name, why)`` of the others the previous manifest lists and this grid does not have: left as they are.
+    """
+
+    removed: tuple[str, ...]
+    kept: tuple[tuple[str, str], ...]
+
+
+def replacement(files: Iterable[PlannedFile], out_dir: str | os.PathLike) -> Replacement:
+    """What writing ``files`` into ``out_dir`` with ``force`` would remove and leave (read only, changes nothing)."""
+    directory = Path(out_dir)
+    planned = {file.name for file in files}
+    stale = sorted((name for name in _previous_files(directory) if name not in planned), key=str)
+    kept = [(str(name), why) for name in stale if (why := _why_kept(directory, name)) is not None]
+    left = {name for name, _ in kept}
+    removed = [name for name in stale if str(name) not in left and (directory / str(name)).is_file()]
+    return Replacement(tuple(map(str, removed)), tuple(kept))
+
+
+def remove_stale(directory: Path, stale: Replacement) -> None:
     """Remove the previous manifest's configs that the new grid does not have; say which stay and why."""
-    kept = {name: why for name in stale if (why := _why_kept(directory, name)) is not None}
-    removed = [name for name in stale if name not in kept and (directory / str(name)).is_file()]
-    for name in removed:
-        (directory / str(name)).unlink()
-    if removed:
+    for name in stale.removed:
+        (directory / name).unlink()
+    if stale.removed:
         logger.info(
             "removed {} config(s) of the previous {} that are not in this grid (first: {})",
-            len(removed),
+            len(stale.removed),
             MANIFEST,
-            removed[0],
+            stale.removed[0],
         )
-    if kept:
-        name, why = next(iter(kept.items()))
+    if stale.kept:
+        name, why = stale.kept[0]
         logger.warning(
             "{} file(s) listed by the previous {} stay in {}: {!r} is {}; remove them by hand if they are old",
-            len(kept),
+            len(stale.kept),
             MANIFEST,
             directory,
             name,
@@ -285,11 +307,34 @@ def remove_stale(directory: Path, stale: Iterable[object]) -> None:
         )
 
 
+def dry_run_lines(files: Sequence[PlannedFile], out_dir: str | os.PathLike, force: bool = False) -> list[str]:
+    """What ``--dry-run`` prints: each file written or overwritten; with ``force``, each old config removed or kept.
+
+    The last line sums it up, saying what ``--force`` does (or would do) to the grid it replaces.
+    """
+    out = Path(out_dir)
+    clashes = set(existing(files, out))
+    stale = replacement(files, out)
+    lines = [f"{'overwrite' if file.name in clashes else 'write'} {out / file.name}" for file in files]
+    if force:  # without it nothing is written, so nothing is removed
+        lines += [f"remove {out / name}" for name in stale.removed]
+        lines += [f"keep {out / name}  ({why})" for name, why in stale.kept]
+    removes = f"removes {len(stale.removed)} config(s) of the previous {MANIFEST} not in this grid"
+    if force:
+        done = [f"overwrites {len(clashes)}"] * bool(clashes) + [removes] * bool(stale.removed)
+        note = f"; --force {' and '.join(done)}" if done else ""
+    else:
+        also = f", which also {removes}" if stale.removed else ""
+        note = f"; {len(clashes)} exist (needs --force{also})" if clashes else ""
+    configs = sum(file.name != MANIFEST for file in files)
+    return [*lines, f"dry run: {configs} configs + {MANIFEST} in {out_dir}, nothing written{note}"]
+
+
 def write(files: Sequence[PlannedFile], out_dir: str | os.PathLike, force: bool = False) -> None:
     """Write the planned files; without ``force`` refuse (changing nothing) if any exists.
 
     With ``force``, the configs the replaced manifest lists and this grid does not have are
-    removed afterwards (:func:`remove_stale`: only files that manifest lists and this generator wrote).
+    removed afterwards (:func:`replacement`: only files that manifest lists and this generator wrote).
 
     Raises:
         InputError: some files exist and ``force`` is false.
@@ -306,8 +351,7 @@ def write(files: Sequence[PlannedFile], out_dir: str | os.PathLike, force: bool 
             f"{len(clashes)} of the {len(files)} files already exist in {out_dir} "
             f"(first: {clashes[0]}); nothing was written. Pass --force to overwrite them"
         )
-    planned = {file.name for file in files}
-    stale = sorted((name for name in _previous_files(directory) if name not in planned), key=str)
+    stale = replacement(files, directory)
     directory.mkdir(parents=True, exist_ok=True)
     for file in files:
         write_text_atomic(directory / file.name, file.text)

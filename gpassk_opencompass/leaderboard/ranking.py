@@ -105,10 +105,12 @@ def _rank_table(
     rows = [row for row in table.rows if row.cells[info.metric].value is not None]
     if not rows:
         return table, f"no row has {info.metric}"
-    counts, n, reason = _shared_counts(rows, info.metric, load)
+    counts, n, designs, reason = _shared_counts(rows, info.metric, load)
     if reason is not None:
         return table, reason
-    ranks = rank_intervals(counts, n, info.metric, ci=info.level, n_boot=info.resamples, seed=info.seed)
+    ranks = rank_intervals(
+        counts, n, info.metric, ci=info.level, n_boot=info.resamples, seed=info.seed, designs=designs
+    )
     for row, model in zip(rows, ranks.models):
         reported = row.cells[info.metric].value
         assert reported is not None  # the rows were chosen for having it
@@ -120,7 +122,14 @@ def _rank_table(
     uncertain = [False] * len(rows)
     if len(rows) > 1:
         pairs = adjacent_significance(
-            counts, n, info.metric, level=info.alpha, correction=info.correction, n_perm=info.resamples, seed=info.seed
+            counts,
+            n,
+            info.metric,
+            level=info.alpha,
+            correction=info.correction,
+            n_perm=info.resamples,
+            seed=info.seed,
+            designs=designs,
         )
         uncertain = [not pair.significant for pair in pairs] + [False]
     marked = {
@@ -132,38 +141,42 @@ def _rank_table(
 
 def _shared_counts(
     rows: Sequence[Row], metric: str, load: Callable[[Path], ResultsFile]
-) -> tuple[np.ndarray, int, str | None]:
-    """Correct counts (rows x questions, in the first row's question order) and n, or why not."""
+) -> tuple[np.ndarray, int | np.ndarray, list | None, str | None]:
+    """Correct counts (rows x questions, in the first row's question order), n, the rows' curtailed designs (``None``
+    when no run is curtailed; then ``n`` is each row's draws, rows x questions), or why not."""
     records = []
     for row in rows:
         try:
             record = load(row.sources[0])
         except InputError as error:
-            return np.empty(0), 0, str(error)
+            return np.empty(0), 0, None, str(error)
         if not record.complete:
             return (
                 np.empty(0),
                 0,
+                None,
                 (
                     f"{row.label} comes from an incomplete run, {record.source} (its "
                     "unresolved verdicts would count as wrong)"
                 ),
             )
         if record.problems:
-            return np.empty(0), 0, f"{record.source} cannot be believed ({'; '.join(record.problems)})"
+            return np.empty(0), 0, None, f"{record.source} cannot be believed ({'; '.join(record.problems)})"
         if not record.details:
             return (
                 np.empty(0),
                 0,
+                None,
                 (f"{row.sources[0]} has no per-question details (GPassKEvaluator and gpassk score record them)"),
             )
         records.append(record)
     first_ids = records[0].question_ids()
     if len(set(first_ids)) != len(first_ids):
-        return np.empty(0), 0, f"{records[0].source} repeats question ids"
+        return np.empty(0), 0, None, f"{records[0].source} repeats question ids"
     position = {question: index for index, question in enumerate(first_ids)}
     matrix = np.zeros((len(records), len(first_ids)), dtype=np.int64)
-    n_values: set[int] = set()
+    drawn = np.zeros_like(matrix)
+    n_values: set[int] = set()  # what each run stands for: its design's n, else its generations per question
     for index, record in enumerate(records):
         ids = record.question_ids()
         if sorted(ids) != sorted(first_ids):
@@ -172,6 +185,7 @@ def _shared_counts(
             return (
                 np.empty(0),
                 0,
+                None,
                 (
                     f"{rows[index].label} and {rows[0].label} do not share their questions "
                     f"({only_here} only in {record.source}, {only_first} only in "
@@ -179,17 +193,24 @@ def _shared_counts(
                 ),
             )
         c, generations = record.counts()
-        n_values.update(int(value) for value in generations)
+        design = record.design
+        n_values.update([design.n] if design is not None else (int(value) for value in generations))
         matrix[index, [position[question] for question in ids]] = c
+        drawn[index, [position[question] for question in ids]] = generations
     if len(n_values) != 1:
         return (
             np.empty(0),
             0,
+            None,
             (f"the rows' runs do not share n (generations per question: {', '.join(map(str, sorted(n_values)))})"),
         )
     n = n_values.pop()
+    designs = [record.design for record in records]
     try:
+        if any(design is not None for design in designs):  # each row its own estimator, on its own draws
+            metric_values(matrix[0], drawn[0], metric, designs[0])
+            return matrix, drawn, designs, None
         metric_values(matrix[:1], n, metric)  # k <= n, else one line naming them
     except InputError as error:
-        return np.empty(0), 0, str(error)
-    return matrix, n, None
+        return np.empty(0), 0, None, str(error)
+    return matrix, n, None, None

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpassk_opencompass import __version__, defaults
 from gpassk_opencompass.files.writing import write_text_atomic
+from gpassk_opencompass.metrics import required_correct
 from gpassk_opencompass.redaction import redact, redact_data
 from gpassk_opencompass.render import template
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:  # the reports' types, named in annotations only (the analysis
     from gpassk_opencompass.analysis.agreement import AgreementReport
     from gpassk_opencompass.analysis.comparison import ComparisonReport
     from gpassk_opencompass.analysis.planning import PlanReport
+    from gpassk_opencompass.uncertainty.curtailment import CurtailedPlan
 
 
 def _plain(value):
@@ -205,6 +207,7 @@ def _plan_markdown(report: PlanReport) -> str:
         + (f", {report.pilot_unresolved} unresolved verdicts left out" if report.pilot_unresolved else "")
         + f". Expected {report.level:.0%} interval half-width (points), {view}.",
         "",
+        *(line for warning in report.warnings for line in (f"warning: {warning}", "")),
     ]
     counts = list(dict.fromkeys(row.questions for row in report.rows))
     ns = list(dict.fromkeys(row.n for row in report.rows))
@@ -233,6 +236,8 @@ def _plan_markdown(report: PlanReport) -> str:
                     "more questions are the way down"
                 )
         lines.append("")
+    if report.curtailed is not None:
+        lines += _curtailed_lines(report.curtailed, view, report.level)
     if report.calibration:
         lines += [
             "## Calibration: planned vs simulated half-width",
@@ -247,6 +252,57 @@ def _plan_markdown(report: PlanReport) -> str:
         ]
         lines += ["", f"({report.calibration[0].replications} simulated runs per row.)"]
     return redact("\n".join(lines).rstrip()) + "\n"
+
+
+def _curtailed_lines(plan: CurtailedPlan, view: str, level: float) -> list[str]:
+    """The curtailed design against a fixed n: generations saved, then per question count a table of widths."""
+    stops = ", ".join(str(count) for count in plan.stop_set)
+    lines = [
+        f"## Curtailed {plan.design} against a fixed n = {plan.n}",
+        "",
+        f"Stage 1 draws {plan.n1} generations per question; {plan.rule} stops a question there when its stage-1 "
+        f"correct count is in {{{stops}}} (expected for {plan.stopped:.1%} of these questions), the rest draw on "
+        f"to {plan.n}. Expected generations: {plan.expected_draws:.2f} per question against {plan.n} "
+        f"({plan.saved:.1%} saved).",
+        "",
+    ]
+    for m in dict.fromkeys(row.questions for row in plan.rows):
+        lines += [
+            f"### {m} questions",
+            "",
+            f"| metric | n={plan.n} | {plan.design} | noise ratio |",
+            "|---|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {row.key} | ±{row.fixed.half_width:.2f} | ±{row.curtailed.half_width:.2f} | {row.ratio:.2f}× |"
+            for row in plan.rows
+            if row.questions == m
+        ]
+        lines.append("")
+    lines += [
+        f"Half-widths of the {level:.0%} interval (points), {view}. The noise ratio is the design's within-question "
+        f"variance over the fixed n's: the generation noise, which is all the design changes.",
+        "",
+    ]
+    return lines
+
+
+def curtail_warning(rule: str, key: str, ratio: float, better: str | None, k: int, tau, n: int) -> str:
+    """The warning for a metric a curtailed rule makes ``ratio`` times noisier than a fixed ``n``, naming the rule
+    that keeps it (``better``), if any.
+
+    >>> curtail_warning("all-wrong-or-right", "G-Pass@16_1.0", 3.94, "all-wrong", 16, 1.0, 48)
+    'all-wrong-or-right makes G-Pass@16_1.0 3.9× noisier here; use all-wrong for τ = 1'
+    >>> curtail_warning("all-wrong", "G-Pass@4_0.25", 1.88, None, 4, 0.25, 48)  # one of 4 right: pass@4
+    'all-wrong makes G-Pass@4_0.25 1.9× noisier here and no rule keeps it; draw a fixed n = 48 for τ = 0.25 (pass@k)'
+    """
+    which = (
+        key if isinstance(tau, str) else f"τ = {float(tau):g}" + (" (pass@k)" if required_correct(k, tau) == 1 else "")
+    )
+    said = f"{rule} makes {key} {ratio:.1f}× noisier here"
+    if better is not None:
+        return f"{said}; use {better} for {which}"
+    return f"{said} and no rule keeps it; draw a fixed n = {n} for {which}"
 
 
 def agreement_html(report: AgreementReport) -> str:

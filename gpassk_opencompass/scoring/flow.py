@@ -153,8 +153,8 @@ def scored_results(
     )
     bayes = None
     if request.bayes:  # resolved verdicts only: an unresolved one is left out of its question's n
-        bayes = bayes_interval_counts(
-            counts,
+        bayes = bayes_interval_counts(  # the Beta posterior depends only on (N, C), whatever the stopping rule
+            details.c,
             n - details.unresolved,
             request.ks,
             request.thresholds,

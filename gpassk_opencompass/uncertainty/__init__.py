@@ -4,6 +4,8 @@
   standard deviation and credible interval of G-Pass@k_tau and mG-Pass@k;
 * :mod:`.planner` -- from a pilot, the interval half-width to expect at other
   n (and question counts), and the smallest n for a target width;
+* :mod:`.curtailment` -- the same for a curtailed two-stage design: the law of its
+  outcomes, the generations it draws and its estimator's variance, exactly;
 * :mod:`.paired` -- two models on the same questions: per-metric difference,
   paired interval and p-value;
 * :mod:`.ranks` -- ``K`` models on shared questions: rank intervals and the
@@ -17,7 +19,7 @@
 
 Functions of arrays (questions x generations verdicts, or per-question
 counts); they know nothing of files, OpenCompass or HTTP.  May import:
-:mod:`gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.checks`,
+:mod:`gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.curtailed`, :mod:`~gpassk_opencompass.checks`,
 :mod:`~gpassk_opencompass.errors`, numpy, scipy.
 """
 

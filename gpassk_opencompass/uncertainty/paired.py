@@ -24,11 +24,13 @@ from gpassk_opencompass.metrics import (
     DEFAULT_K,
     DEFAULT_THRESHOLDS,
     METRIC_KEY,
+    Design,
     accuracy_key,
     counts_and_n,
     g_pass_at_k,
     int_array,
     mg_pass_at_k,
+    pass_at_k,
     per_question_values,
 )
 from gpassk_opencompass.uncertainty.resampling import (
@@ -52,10 +54,14 @@ __all__ = [
 # metric keys and per-question values
 
 
-def metric_table(counts, n, k, thresholds, accuracy: bool) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+def metric_table(
+    counts, n, k, thresholds, accuracy: bool, design: Design | None = None, key_n: int | None = None
+) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Keys, per-question values (questions x metrics, in [0, 1]), counts and n.
 
-    Accuracy first (when asked), then :func:`~gpassk_opencompass.metrics.summarize`'s order.
+    Accuracy first (when asked), then :func:`~gpassk_opencompass.metrics.summarize`'s order. Under a ``design``
+    (a curtailed run: ``n`` is each question's draws) every value is the design's unbiased estimate, accuracy
+    pass@1's, keyed by ``key_n`` (the design's n).
 
     >>> keys, values, _, _ = metric_table([2, 4], 4, [2], [1.0], accuracy=True)
     >>> keys, values.round(4).tolist()
@@ -64,10 +70,10 @@ def metric_table(counts, n, k, thresholds, accuracy: bool) -> tuple[list[str], n
     c, n_array = counts_and_n(counts, n)
     keys, columns = [], []
     if accuracy:
-        keys.append(accuracy_key(n_array))
-        columns.append((c / n_array) * np.ones(c.shape))
+        keys.append(accuracy_key(n_array if key_n is None else key_n))
+        columns.append((c / n_array) * np.ones(c.shape) if design is None else pass_at_k(n_array, c, 1, design))
     if len(list(k)):
-        metric_keys, values, c, n_array = per_question_values(c, n_array, k, thresholds)
+        metric_keys, values, c, n_array = per_question_values(c, n_array, k, thresholds, design)
         keys += metric_keys
         columns += list(values.T)
     if not keys:
@@ -75,8 +81,8 @@ def metric_table(counts, n, k, thresholds, accuracy: bool) -> tuple[list[str], n
     return keys, np.stack(columns, axis=1), c, n_array
 
 
-def metric_values(counts, n, metric: str) -> np.ndarray:
-    """Per-question values in [0, 1] of the metric named by its results key.
+def metric_values(counts, n, metric: str, design: Design | None = None) -> np.ndarray:
+    """Per-question values in [0, 1] of the metric named by its results key (under ``design``: its estimates).
 
     Args:
         counts: correct generations per question, any shape (e.g. models x questions).
@@ -102,6 +108,11 @@ def metric_values(counts, n, metric: str) -> np.ndarray:
         raise InputError(
             f"metric must be a results key like 'G-Pass@16_0.5', 'mG-Pass@16' or 'accuracy'; got metric={metric!r}"
         )
+    if design is not None:  # a curtailed run: every value, accuracy too, the design's unbiased estimate
+        k = 1 if match["k"] is None else int(match["k"])
+        if match["mg"]:
+            return np.asarray(mg_pass_at_k(n_array, c, k, design), dtype=float)
+        return np.asarray(g_pass_at_k(n_array, c, k, match["tau"] or 1.0, design), dtype=float)
     if match["k"] is None:  # accuracy
         if (n_array < 1).any() or (c < 0).any() or (c > n_array).any():
             g_pass_at_k(n_array, c, 1, 1.0)  # raises the usual message
@@ -125,6 +136,8 @@ class AlignedRuns:
         counts_b: run B's, same order (read-only).
         n: generations per question (an int when uniform, else a read-only array).
         ks: the k values both runs report (``None`` if not given).
+        drawn_a: under a curtailed design, run A's draws per question in this order (``None``: ``n``).
+        drawn_b: run B's.
         only_a: ids only run A has (dropped; empty unless ``intersect=True``).
         only_b: ids only run B has (dropped; empty unless ``intersect=True``).
     """
@@ -136,6 +149,8 @@ class AlignedRuns:
     ks: tuple[int, ...] | None
     only_a: tuple
     only_b: tuple
+    drawn_a: np.ndarray | None = None
+    drawn_b: np.ndarray | None = None
 
 
 def _run_table(side: str, ids, counts, n) -> tuple[list, np.ndarray, np.ndarray]:
@@ -160,7 +175,18 @@ def _run_table(side: str, ids, counts, n) -> tuple[list, np.ndarray, np.ndarray]
 
 
 def align_runs(
-    ids_a, counts_a, ids_b, counts_b, *, n_a, n_b, ks_a=None, ks_b=None, intersect: bool = False
+    ids_a,
+    counts_a,
+    ids_b,
+    counts_b,
+    *,
+    n_a,
+    n_b,
+    ks_a=None,
+    ks_b=None,
+    intersect: bool = False,
+    drawn_a=None,
+    drawn_b=None,
 ) -> AlignedRuns:
     """Put two runs' counts in one question order, refusing runs that do not share questions, n or k.
 
@@ -254,6 +280,8 @@ def align_runs(
         ks=ks,
         only_a=only_a if intersect else (),
         only_b=only_b if intersect else (),
+        drawn_a=None if drawn_a is None else int_array("drawn_a", drawn_a)[index_a],
+        drawn_b=None if drawn_b is None else int_array("drawn_b", drawn_b)[index_b],
     )
 
 
@@ -309,6 +337,8 @@ def paired_comparison(
     n_perm: int = N_PERM,
     exact_max: int = EXACT_MAX,
     seed: int = 0,
+    designs: tuple[Design | None, Design | None] = (None, None),
+    drawn: tuple[object, object] | None = None,
 ) -> dict[str, PairedDifference]:
     """Per metric: A minus B, its paired bootstrap interval and sign-flip p-value.
 
@@ -328,6 +358,9 @@ def paired_comparison(
             differing questions (shared by those metrics).
         exact_max: enumerate every sign vector up to this many differing questions.
         seed: seeds the bootstrap and the random signs.
+        designs: each run's curtailed design (``None``: a fixed n); its values are then its unbiased estimates.
+        drawn: each run's generations per question under its design (``None``: ``n`` for both); ``n`` is then the
+            n both runs stand for (the accuracy key's).
 
     Returns:
         ``{key: PairedDifference}`` in the results file's order.
@@ -359,8 +392,10 @@ def paired_comparison(
         )
     if shape_a != shape_b:
         raise InputError(f"counts_a and counts_b must have the same shape (same n); got {shape_a} and {shape_b}")
-    keys, values_a, _, _ = metric_table(counts_a, n, k, thresholds, accuracy)
-    _, values_b, _, _ = metric_table(counts_b, n, k, thresholds, accuracy)
+    drawn_a, drawn_b = drawn if drawn is not None else (n, n)
+    key_n = None if drawn is None else n
+    keys, values_a, _, _ = metric_table(counts_a, drawn_a, k, thresholds, accuracy, designs[0], key_n)
+    _, values_b, _, _ = metric_table(counts_b, drawn_b, k, thresholds, accuracy, designs[1], key_n)
     differences = snap_ties(values_a - values_b)
     questions = differences.shape[0]
     tests = sign_flip_columns(differences, n_perm, exact_max, rng)

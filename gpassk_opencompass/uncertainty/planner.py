@@ -32,10 +32,15 @@ from gpassk_opencompass.uncertainty.numerics import binomial_pmf, check_counts, 
 
 __all__ = [
     "PlannedWidth",
+    "check_probabilities",
     "expected_half_width",
+    "latent_value",
+    "metric_key_of",
     "pilot_probabilities",
     "plan_table",
     "smallest_n",
+    "uninformative_pilot",
+    "width_from_noise",
     "within_question_variance",
 ]
 
@@ -98,7 +103,43 @@ def pilot_probabilities(counts, n=None, *, prior=defaults.PRIOR) -> np.ndarray:
     return (c + alpha0) / (n_array + alpha0 + beta0)
 
 
-def _probabilities(p) -> np.ndarray:
+def uninformative_pilot(counts, n) -> str | None:
+    """Why a pilot cannot inform a plan, in one sentence; ``None`` when it can.
+
+    A pilot whose resolved answers are all wrong (a first run of a small model) or all right tells no
+    question from another: each one's probability is the prior's guess, the same for every question, so
+    widths planned from it say nothing about this model (they come out near zero). The one home of this
+    warning: ``gpassk plan`` shows it, and so may anything else planned from a pilot.
+
+    Args:
+        counts: correct generations per question.
+        n: *resolved* generations per question (an int, or one per question).
+
+    >>> print(uninformative_pilot([0, 0, 0], 8).split(": every")[0])
+    no answer of the pilot is correct (0 of 24 judged), so it cannot inform the plan
+    >>> print(uninformative_pilot([4, 4], 4).split(": every")[0])
+    every answer of the pilot is correct (8 of 8 judged), so it cannot inform the plan
+    >>> uninformative_pilot([0, 3, 8], 8) is None
+    True
+    """
+    c, resolved = check_counts(counts, n)
+    total, correct = int(resolved.sum()), int(c.sum())
+    if correct == 0:
+        what, looks = "no answer of the pilot is correct", "equally unsolvable"
+        fix = "pilot a stronger model, or more questions and a larger n, until some answers are correct"
+    elif correct == total:
+        what, looks = "every answer of the pilot is correct", "equally easy"
+        fix = "pilot more (or harder) questions and a larger n, until some answers are wrong"
+    else:
+        return None
+    return (
+        f"{what} ({correct} of {total} judged), so it cannot inform the plan: every question looks {looks} "
+        f"and the planned widths are the prior's guess, not this model's; {fix}"
+    )
+
+
+def check_probabilities(p) -> np.ndarray:
+    """``p`` as a non-empty 1-D float array of probabilities in [0, 1], else one :class:`InputError` line."""
     array = np.atleast_1d(np.asarray(p, dtype=np.float64))
     if array.ndim != 1 or array.size == 0:
         raise InputError(f"p must be one success probability per question (1-D, non-empty); got shape {array.shape}")
@@ -120,7 +161,8 @@ def _validated_questions(questions, default: int) -> int:
     return default if questions is None else positive_int(questions, "questions")
 
 
-def _key(k: int, tau) -> str:
+def metric_key_of(k: int, tau) -> str:
+    """The results key of ``(k, tau)``; ``tau = "mG"``: mG-Pass@k."""
     return mg_metric_key(k) if isinstance(tau, str) else metric_key(k, tau)
 
 
@@ -136,8 +178,8 @@ def _estimator_values(n: int, k: int, tau) -> np.ndarray:
     return np.asarray(g_pass_at_k(n, counts, k, tau), dtype=np.float64)
 
 
-def _latent(p: np.ndarray, k: int, tau) -> np.ndarray:
-    r"""``theta(p) = sum_j v_j Bin(j; k, p)``."""
+def latent_value(p: np.ndarray, k: int, tau) -> np.ndarray:
+    r"""``theta(p) = sum_j v_j Bin(j; k, p)``: the latent value the estimator is unbiased for, per question."""
     return binomial_pmf(k, p) @ score_vector(k, tau)
 
 
@@ -157,7 +199,7 @@ def within_question_variance(p, n: int, k: int, tau) -> np.ndarray:
     [0.1875, 0.0]
     """
     k = positive_int(k, "k")
-    p = _probabilities(p)
+    p = check_probabilities(p)
     n = _validated_n(n, k)
     score_vector(k, tau)  # validates tau
     values = _estimator_values(n, k, tau)
@@ -203,18 +245,49 @@ def expected_half_width(
     ...
     gpassk_opencompass.errors.InputError: n must satisfy n >= k (cannot draw more generations than there are); got n=2 with k=4
     """
-    p = _probabilities(p)
-    level = open_unit(level, "level")
-    m = _validated_questions(questions, p.size)
+    p = check_probabilities(p)
     k = positive_int(k, "k")
     n = _validated_n(n, k)
-    variance = float(within_question_variance(p, n, k, tau).mean())
+    return width_from_noise(
+        float(within_question_variance(p, n, k, tau).mean()),
+        p,
+        n,
+        k,
+        tau,
+        questions=questions,
+        level=level,
+        include_question_sampling=include_question_sampling,
+    )
+
+
+def width_from_noise(
+    noise: float,
+    p,
+    n: int,
+    k: int,
+    tau,
+    *,
+    questions: int | None = None,
+    level: float = defaults.CI,
+    include_question_sampling: bool = True,
+) -> PlannedWidth:
+    r"""The planned width from the mean within-question variance ``noise`` ([0, 1]^2 units): the one home of
+    :math:`z\sqrt{(\text{noise} + \sigma^2_\theta)/M}` x 100, for a fixed n (:func:`expected_half_width`) and for
+    any design that changes only the noise (:mod:`~gpassk_opencompass.uncertainty.curtailment`).
+
+    >>> round(width_from_noise(0.0, [0.5], 16, 4, 1.0, questions=25).half_width, 6)  # sigma_theta = 0: no width
+    0.0
+    """
+    p = check_probabilities(p)
+    level = open_unit(level, "level")
+    m = _validated_questions(questions, p.size)
+    variance = float(noise)
     if include_question_sampling:
-        variance += float(_latent(p, k, tau).var())
-    std = math.sqrt(variance / m)
+        variance += float(latent_value(p, k, tau).var())
+    std = math.sqrt(max(variance, 0.0) / m)
     z = float(stats.norm.ppf(0.5 + level / 2))
     return PlannedWidth(
-        key=_key(k, tau),
+        key=metric_key_of(k, tau),
         n=n,
         questions=m,
         std=100 * std,
@@ -310,7 +383,7 @@ def plan_table(
      (120, 8, 'G-Pass@4_1.0', 6.35), (120, 8, 'mG-Pass@4', 6.72),
      (120, 32, 'G-Pass@4_1.0', 5.54), (120, 32, 'mG-Pass@4', 6.21)]
     """
-    p = _probabilities(p)
+    p = check_probabilities(p)
     ks = [positive_int(value, "k") for value in k]
     if not ks:
         raise InputError("ks must name at least one k")

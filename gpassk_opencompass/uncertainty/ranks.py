@@ -34,15 +34,20 @@ from gpassk_opencompass.uncertainty.resampling import (
 _RANK_TIE = 1e-12
 
 
-def _models_table(counts, n, metric: str, names) -> tuple[np.ndarray, tuple]:
-    """Per-question values (models x questions) and the model names."""
+def _models_table(counts, n, metric: str, names, designs=None) -> tuple[np.ndarray, tuple]:
+    """Per-question values (models x questions) and the model names; with ``designs`` (one per model, ``None``
+    for a fixed n), ``n`` is models x questions (each question's draws) and each row its design's estimates."""
     c = int_array("counts", counts)
     if c.ndim != 2 or c.shape[0] < 1 or c.shape[1] < 1:
         raise InputError(f"counts must be models x questions (2-D, non-empty); got shape {c.shape}")
     n_array = int_array("n", n)
-    if n_array.ndim > 1 or (n_array.ndim == 1 and n_array.size != c.shape[1]):
+    if designs is not None:
+        rows = np.broadcast_to(n_array, c.shape)
+        values = np.stack([metric_values(c[i], rows[i], metric, design) for i, design in enumerate(designs)])
+    elif n_array.ndim > 1 or (n_array.ndim == 1 and n_array.size != c.shape[1]):
         raise InputError(f"n must be one int or one per question ({c.shape[1]}); got shape {n_array.shape}")
-    values = metric_values(c, n_array, metric)
+    else:
+        values = metric_values(c, n_array, metric)
     names = tuple(range(c.shape[0])) if names is None else tuple(names)
     if len(names) != c.shape[0]:
         raise InputError(f"names has {len(names)} entries for {c.shape[0]} models")
@@ -97,7 +102,15 @@ class RankIntervals:
 
 
 def rank_intervals(
-    counts, n, metric: str, *, names=None, ci: float = CI, n_boot: int = N_BOOT_PAIRED, seed: int = 0
+    counts,
+    n,
+    metric: str,
+    *,
+    names=None,
+    ci: float = CI,
+    n_boot: int = N_BOOT_PAIRED,
+    seed: int = 0,
+    designs=None,
 ) -> RankIntervals:
     """Each model's rank distribution and rank interval, resampling the shared questions jointly.
 
@@ -109,6 +122,7 @@ def rank_intervals(
         ci: the level of the rank intervals.
         n_boot: bootstrap resamples.
         seed: the bootstrap's seed.
+        designs: one curtailed design per model (``None``: a fixed n); ``n`` is then models x questions.
 
     Returns:
         :class:`RankIntervals`; higher scores rank better, ties are competition ranks.
@@ -121,7 +135,7 @@ def rank_intervals(
     ci = open_unit(ci, "ci")
     n_boot = positive_int(n_boot, "n_boot")
     rng = seeded_rng(seed)
-    values, names = _models_table(counts, n, metric, names)
+    values, names = _models_table(counts, n, metric, names, designs)
     models = values.shape[0]
     observed = _competition_ranks(values.mean(axis=1))
     boot = bootstrap_means(values.T, n_boot, rng)  # n_boot x models
@@ -198,6 +212,7 @@ def adjacent_significance(
     n_perm: int = N_PERM,
     exact_max: int = EXACT_MAX,
     seed: int = 0,
+    designs=None,
 ) -> tuple[AdjacentComparison, ...]:
     """For a leaderboard in display order, test each row against the row below it.
 
@@ -212,6 +227,7 @@ def adjacent_significance(
         n_perm: random sign vectors when a pair differs on more than ``exact_max`` questions.
         exact_max: exact sign-flip enumeration up to this many differing questions.
         seed: seeds the random signs.
+        designs: as :func:`rank_intervals`'.
 
     Returns:
         ``K - 1`` :class:`AdjacentComparison`, top pair first.
@@ -226,7 +242,7 @@ def adjacent_significance(
     n_perm = positive_int(n_perm, "n_perm")
     exact_max = non_negative_int(exact_max, "exact_max")
     rng = seeded_rng(seed)
-    values, names = _models_table(counts, n, metric, names)
+    values, names = _models_table(counts, n, metric, names, designs)
     if values.shape[0] < 2:
         raise InputError(f"a leaderboard needs at least two rows to compare; got {values.shape[0]}")
     differences = snap_ties(values[:-1] - values[1:]).T  # questions x pairs
