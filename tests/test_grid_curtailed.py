@@ -275,6 +275,7 @@ def test_round_two_draws_only_what_round_one_did_not_stop_and_a_kill_between_rou
     assert len(list((folder / "round2").glob("gpassk_launch_*.log"))) == 2
 
     # A curtailed run is scored with the verdicts that decided its stops: rejudge says what it can do instead.
+    capsys.readouterr()
     assert main(["rejudge", str(folder), "--judge", "rule"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"gpassk rejudge {folder / 'round1'} judges round 1 again" in err, err
