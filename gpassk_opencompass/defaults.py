@@ -48,3 +48,7 @@ MAX_RULE_TIMEOUT = 600
 
 #: A run whose share of generations cut at the output limit is above this gets a warning (leaderboard rows, page).
 CUT_WARNING_SHARE = 0.05
+
+#: A config larger than this is not read (OpenCompass's dumps are tens of kB): the saved configs of runs, the
+#: configs ``gpassk grid run`` checks, and those it copies into a curtailed run's folder.
+MAX_CONFIG_BYTES = 8 * 1024 * 1024

@@ -51,6 +51,10 @@ benchmarks = [
 temperatures = [1.0]
 k = [4, 8, 16]
 n = 48
+# Curtailed sampling (docs/generator.md, "Curtailed grids"): e.g. dict(first=16, rule='all-wrong') draws 16
+# generations per question, then the other n - 16 only for questions with one of the 16 right; every metric
+# stays exactly unbiased. `gpassk grid run` draws the second round and combines the two. None: n for every question.
+curtail = None
 top_p = 0.8
 top_k = 50
 repetition_penalty = 1.0

@@ -179,6 +179,8 @@ def test_the_leaderboard_shows_the_cut_share_and_warns(scored, capsys, monkeypat
             "no_answer": 1,
             "cut_share": 0.25,
             "cut_source": "finish_reason" if recorded else "extraction",
+            "curtail": None,
+            "fixed_n_generations": None,
         }
     ]
     assert [entry["warning"] for entry in document["warnings"]] == [

@@ -223,3 +223,28 @@ def test_a_rerun_in_the_same_output_dir_reuses_every_verdict(loopback_openai, tm
     assert {key: value for key, value in again.items() if key not in ("gpassk", "details")} == {
         key: value for key, value in results.items() if key not in ("gpassk", "details")
     }
+
+
+def test_keep_questions_writes_the_questions_as_judged_beside_the_cache(tmp_path):
+    """What ``gpassk grid run`` combines a curtailed run's rounds from: each question's id, text, gold answer,
+    language and subset labels as the evaluator judged them, their digests the ones its results record."""
+    from gpassk_opencompass.scoring.details import texts_digest
+    from gpassk_opencompass.scoring.questions import QUESTIONS_FILE, read_questions_file
+
+    plain = GPassKEvaluator(judge="rule")
+    plain._out_dir = str(tmp_path / "plain")
+    run(plain)
+    assert not (tmp_path / "plain").exists()  # only when asked
+
+    evaluator = GPassKEvaluator(judge="rule", keep_questions=True)
+    evaluator._out_dir = str(tmp_path / "results" / "m" / "tiny")
+    results = run(evaluator)
+    questions = read_questions_file(tmp_path / "results" / "m" / "tiny" / QUESTIONS_FILE)
+    assert [question.id for question in questions] == [detail["id"] for detail in results["details"]]
+    assert [texts_digest([question.question, question.reference]) for question in questions] == [
+        detail["question_sha256"] for detail in results["details"]
+    ]
+    assert [(question.labels["split"], question.language) for question in questions] == [
+        (detail["split"], detail["language"]) for detail in results["details"]
+    ]
+    run(GPassKEvaluator(judge="rule", keep_questions=True))  # outside an eval task (no output folder): nothing

@@ -495,7 +495,7 @@ def test_apply_overrides(overrides, expected):
             "--set modles.0.tp: 'modles' is not a template variable; did you mean 'models'? known: "
             "backend, model_url, server, models, benchmarks, greedy, temperatures, k, n, max_out_len, seed, "
             "max_seq_len, query_per_second, retry, eval_urls, eval_model_name, judge, judge_prompt, top_p, top_k, "
-            "repetition_penalty, test_range, max_questions, data_paths",
+            "repetition_penalty, test_range, max_questions, data_paths, curtail",
         ),
     ],
 )

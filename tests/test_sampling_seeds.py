@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.plugin.sampling_seeds import replica_seeds, splitmix64
 
 GAMMA = 0x9E3779B97F4A7C15
@@ -46,6 +47,26 @@ def test_seeds_are_a_function_of_base_batch_and_position(base, batch, count):
 def test_bad_batch_is_refused():
     with pytest.raises(ValueError, match="batch and count must be in"):
         replica_seeds(1, -1, 3)
+    with pytest.raises(ValueError, match="round must be 1 or 2"):
+        replica_seeds(1, 0, 3, round=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(-(2**70), 2**70),
+    st.lists(st.integers(0, 2**31 - 1), min_size=1, max_size=4, unique=True),
+    st.lists(st.integers(0, 2**31 - 1), min_size=1, max_size=4, unique=True),
+    st.integers(1, 50),
+)
+def test_round_two_never_repeats_a_seed_of_round_one(base, first_batches, second_batches, count):
+    """A curtailed run's round 2 (same base seed, batches counted from 0 again) shares no seed with its round 1,
+    whatever the batches: the two rounds' counters are 2**63 apart (batches below 2**31, positions below 2**32)."""
+    first = {seed for batch in first_batches for seed in replica_seeds(base, batch, count)}
+    second = {seed for batch in second_batches for seed in replica_seeds(base, batch, count, round=2)}
+    assert len(first) == len(first_batches) * count and len(second) == len(second_batches) * count
+    assert not first & second
+    # the extremes of the bounds: the last position of the last batch of one round, the first of the other
+    assert replica_seeds(base, 2**31 - 1, 1)[0] != replica_seeds(base, 0, 1, round=2)[0]
 
 
 # ----------------------------------------------------------------------------- lmdeploy wrapper
@@ -95,6 +116,19 @@ def test_sampled_batches_get_one_seed_per_prompt():
 
 
 @pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
+def test_round_two_of_a_curtailed_run_draws_other_seeds():
+    from gpassk_opencompass.plugin.models import DistinctSeedPipeline
+
+    first, second = RecordingPipeline(), RecordingPipeline()
+    config = GenerationConfig(do_sample=True, temperature=1.0, random_seed=42)
+    DistinctSeedPipeline(first)(["q1", "q1"], gen_config=config)
+    DistinctSeedPipeline(second, seed_round=2)(["q1", "q1"], gen_config=config)
+    seeds = [[c.random_seed for c in pipe.calls[0][1]] for pipe in (first, second)]
+    assert seeds == [replica_seeds(42, 0, 2), replica_seeds(42, 0, 2, round=2)]
+    assert not set(seeds[0]) & set(seeds[1])
+
+
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_without_a_seed_the_base_is_drawn_once():
     from gpassk_opencompass.plugin.models import DistinctSeedPipeline
 
@@ -131,3 +165,11 @@ def test_turbomind_model_wraps_the_pipeline(monkeypatch):
     assert isinstance(pipe, DistinctSeedPipeline)
     pipe(["x"], gen_config=GenerationConfig(do_sample=True, random_seed=3))
     assert built.calls[0][1][0].random_seed == replica_seeds(3, 0, 1)[0]
+
+    # round 2 of a curtailed run: the keyword gpassk grid run writes into its config reaches the seeds
+    monkeypatch.setattr(TurboMindModelwithChatTemplate, "__init__", lambda self, *args, **kwargs: None)
+    second = TurboMindDistinctSeeds(path="org/model", seed_round=2)
+    second._build_pipe("org/model", "turbomind", {"tp": 1})(["x"], gen_config=GenerationConfig(True, 1.0, 3))
+    assert built.calls[1][1][0].random_seed == replica_seeds(3, 0, 1, round=2)[0]
+    with pytest.raises(InputError, match="seed_round must be 1 or 2"):
+        TurboMindDistinctSeeds(path="org/model", seed_round=0)

@@ -468,6 +468,31 @@ def test_a_pilot_of_each_newest_benchmark_builds_through_opencompass(tmp_path, c
     assert sorted(set(built["question"])) == sorted(record["problem"] for record in read_back(path)[1:3])
 
 
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
+@pytest.mark.parametrize("name", ["AIME2025", "MATH500-L5", "LiveMathBench-202412", *LAYOUTS])
+def test_every_loader_keeps_only_the_question_ids_a_round_two_config_names(tmp_path, compass_cache, name):
+    """Round 2 of a curtailed run names its questions (``question_ids=``); every loader keeps those, in the data's
+    order, each repeated n times, and refuses an id its data do not hold."""
+    from opencompass.utils.build import build_dataset_from_cfg
+
+    from gpassk_opencompass.errors import InputError
+    from tiny_data import write_grid_data
+
+    write_grid_data(compass_cache)
+    if name in LAYOUTS:
+        write_standin(compass_cache, name)
+    assert generate(tmp_path, "--set", f"benchmarks=[{name}]", "greedy=False", "n=3", "k=[1]") == 0
+    (run,) = read_manifest(tmp_path / "out")["runs"]
+    (dataset,) = Config.fromfile(str(tmp_path / "out" / run["file"])).datasets
+    every = build_dataset_from_cfg(dataset).test
+    ids = list(dict.fromkeys(every["question_id"]))
+    chosen = [ids[-1], ids[0]] if len(ids) > 1 else ids
+    built = build_dataset_from_cfg(dict(dataset, question_ids=chosen)).test
+    assert built["question_id"] == [question for question in ids if question in chosen] * 3
+    with pytest.raises(InputError, match="question_ids names 'nope', which the data do not hold"):
+        build_dataset_from_cfg(dict(dataset, question_ids=[*chosen, "nope"]))
+
+
 def test_a_data_path_names_its_benchmark_without_regard_to_case_and_separators(tmp_path):
     assert generate(tmp_path, "--set", "benchmarks=[AIME2025]", "data_paths={'aime-2025': '/data/a.jsonl'}") == 0
     runs = read_manifest(tmp_path / "out")["runs"]

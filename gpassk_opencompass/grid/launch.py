@@ -7,6 +7,11 @@ as ``<dataset>.json.incomplete-<timestamp>`` first), done and running configs sk
 change them (:func:`refuse_overridden_settings`); ``--slurm`` launches run without the job's ``SLURM_*``
 environment (:func:`launch_environment`). See docs/grid.md, "What one launch is" and "Re-running resumes".
 
+A curtailed config is one launch of its rounds (``rounds``): round 1 (``opencompass <config> -w <work>/<stem>/<ts>
+-r round1``), round 2 for the questions it does not stop (``-r round2``, its config written from round 1's
+verdicts), then both combined (:mod:`~gpassk_opencompass.grid.rounds`); each step is skipped when done, so a
+rerun resumes where it stopped.
+
 >>> options = LaunchOptions(work_dir=Path("out"), opencompass="opencompass", slurm=True, partition="gpu",
 ...                         quotatype="reserved")
 >>> run = GridRun(Path("configs/m@d.py"), "m", "d")
@@ -34,14 +39,16 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.errors import InputError, WriteError
 from gpassk_opencompass.files.writing import write_text_atomic
+from gpassk_opencompass.grid import rounds
 from gpassk_opencompass.grid.status import (
     DONE,
     FAILED,
     INCOMPLETE,
     LAUNCH_LOG_PREFIX,
     MISSING,
+    NOT_NEEDED,
     PID_FILE,
     QUEUE_FILE,
     QUEUED,
@@ -49,12 +56,15 @@ from gpassk_opencompass.grid.status import (
     GridRun,
     RunStatus,
     config_status,
+    result_path,
+    round_run,
+    run_dir_status,
 )
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact
 
 TIMESTAMP_FORMAT = "%Y%m%d_%H%M%S"  # OpenCompass's run folder names
-START, RESUME, REJUDGE = "start", "resume", "rejudge"
+START, RESUME, REJUDGE, ROUNDS = "start", "resume", "rejudge", "rounds"
 EXIT_SKIPPED = -1  # the "exit code" of a launch not started because the grid was stopped
 #: What a value handed to a cluster runner may hold. OpenCompass's ``SlurmRunner`` runs
 #: ``srun -p {partition} --quotatype={q} --qos={qos} ... -J '{model_abbr}/{dataset_abbr}'`` through a shell.
@@ -104,11 +114,13 @@ class Launch:
 
     Attributes:
         run: the config.
-        action: ``start`` (new run), ``resume`` (``-r`` an earlier run) or
-            ``rejudge`` (resume after setting an incomplete result aside).
+        action: ``start`` (new run), ``resume`` (``-r`` an earlier run),
+            ``rejudge`` (resume after setting an incomplete result aside) or
+            ``rounds`` (a curtailed config's rounds, each as needed, then combined).
         timestamp: the run folder (``<work>/<stem>/<timestamp>``).
-        command: the exact command.
+        command: the exact command (``rounds``: the next round's; none when only combining is left).
         set_aside: an incomplete results file to rename before launching.
+        folder: the run folder of a curtailed config (``rounds``).
     """
 
     run: GridRun
@@ -116,12 +128,20 @@ class Launch:
     timestamp: str
     command: tuple[str, ...]
     set_aside: Path | None = None
+    folder: Path | None = None
 
     @property
     def run_dir(self) -> Path:
         """Where OpenCompass writes this launch's outputs (from the ``-w`` and ``-r`` of the command)."""
+        if not self.command and self.folder is not None:
+            return self.folder
         work = self.command[self.command.index("-w") + 1]
-        return Path(work) / self.timestamp
+        return Path(work) / self.command[self.command.index("-r") + 1]
+
+    @property
+    def config_work_dir(self) -> Path:
+        """The config's work dir (``<work>/<stem>``): its run folders', and where it is recorded as queued."""
+        return self.folder.parent if self.folder is not None else self.run_dir.parent
 
     def set_aside_target(self, now: str) -> Path:
         """The new name of :attr:`set_aside`."""
@@ -258,7 +278,23 @@ def launch_environment(options: LaunchOptions, environ: Mapping[str, str] = os.e
 
 def opencompass_command(run: GridRun, options: LaunchOptions, timestamp: str) -> tuple[str, ...]:
     """The ``opencompass`` command of one config, its run folder fixed by ``-r timestamp``."""
-    command = [options.opencompass, str(run.config), "-w", str(options.work_dir / run.stem), "-r", timestamp]
+    return _command(run.config, options.work_dir / run.stem, timestamp, options)
+
+
+def round_command(run: GridRun, folder: Path, number: int, options: LaunchOptions) -> tuple[str, ...]:
+    """The ``opencompass`` command of round ``number`` of a curtailed config whose run folder is ``folder``.
+
+    >>> from gpassk_opencompass.curtailed import Curtailed
+    >>> run = GridRun(Path("configs/m@d.py"), "m", "d", Curtailed(4, 8))
+    >>> " ".join(round_command(run, Path("out/m@d/20250101_120000"), 2, LaunchOptions(Path("out"), "opencompass")))
+    'opencompass out/m@d/20250101_120000/round2.py -w out/m@d/20250101_120000 -r round2'
+    """
+    return _command(round_run(run, folder, number)[0].config, folder, f"round{number}", options)
+
+
+def _command(config: Path, work: Path, reuse: str, options: LaunchOptions) -> tuple[str, ...]:
+    """``opencompass CONFIG -w WORK -r REUSE`` and the options every launch gets."""
+    command = [options.opencompass, str(config), "-w", str(work), "-r", reuse]
     if options.slurm:
         command += ["--slurm", "-p", str(options.partition)]
         if options.quotatype:
@@ -295,6 +331,8 @@ def plan(statuses: Iterable[RunStatus], options: LaunchOptions, now: str) -> tup
     for status in statuses:
         if status.state in (DONE, RUNNING, QUEUED):
             skipped.append(status)
+        elif status.run.curtail is not None:
+            launches.append(rounds_launch(status, status.run_dir or options.work_dir / status.run.stem / now, options))
         elif status.state == MISSING or status.run_dir is None:
             launches.append(Launch(status.run, START, now, opencompass_command(status.run, options, now)))
         else:
@@ -307,13 +345,44 @@ def plan(statuses: Iterable[RunStatus], options: LaunchOptions, now: str) -> tup
     return launches, skipped
 
 
+def rounds_launch(status: RunStatus, folder: Path, options: LaunchOptions) -> Launch:
+    """The launch of a curtailed config's rounds in its run ``folder``: its command is the next round's."""
+    run, done = status.run, status.rounds[:1] == (DONE,)
+    combine_only = done and status.rounds[1:] in ((DONE,), (NOT_NEEDED,))
+    command = () if combine_only else round_command(run, folder, 2 if done else 1, options)
+    aside = status.result if status.state == INCOMPLETE else None
+    return Launch(run, ROUNDS, folder.name, command, set_aside=aside, folder=folder)
+
+
+def _rounds_comment(launch: Launch) -> str:
+    """What a dry run says of a curtailed config's launch."""
+    design, folder = launch.run.curtail, launch.folder
+    assert design is not None and folder is not None
+    where = result_path(folder, launch.run)
+    if not launch.command:
+        return f"# {launch.run.stem}: both rounds done; combined into {where}"
+    if launch.command[launch.command.index("-r") + 1] == "round1":
+        return (
+            f"# {launch.run.stem}: curtailed at {design.n1} of {design.n} ({design.rule}): round 1, then round 2 for "
+            f"the questions it does not stop (its config written from round 1's verdicts), then both combined into "
+            f"{where}"
+        )
+    return (
+        f"# {launch.run.stem}: round 1 done; round 2 (its config written from round 1's verdicts), then both "
+        f"combined into {where}"
+    )
+
+
 def dry_run_lines(launches: Sequence[Launch], skipped: Sequence[RunStatus], now: str) -> list[str]:
     """What a dry run prints: a shell script doing what the launch would do, one launch after another."""
     lines = [f"# skip ({status.state}) {status.run.stem}" for status in skipped]
     for launch in launches:
+        if launch.action == ROUNDS:
+            lines.append(_rounds_comment(launch))
         if launch.set_aside is not None:
             lines.append(shlex.join(["mv", str(launch.set_aside), str(launch.set_aside_target(now))]))
-        lines.append(redact(shlex.join(launch.command)))
+        if launch.command:
+            lines.append(redact(shlex.join(launch.command)))
     return lines
 
 
@@ -357,7 +426,62 @@ class Launcher:
         self._queued: set[Path] = set()
 
     def execute(self, launch: Launch) -> int:
-        """Run one launch to its end; its output goes to a launch log in the run folder."""
+        """Run one launch to its end (a curtailed config's: its rounds, then their combination)."""
+        return self._rounds(launch) if launch.action == ROUNDS else self._process(launch)
+
+    def _rounds(self, launch: Launch) -> int:
+        """A curtailed config: each round not done (round 2's config written from round 1's verdicts first), then
+        both combined; stops at the first round that does not end done (the next ``gpassk grid run`` resumes it).
+        The run folder's pid file says the sequence runs, its log what it did and why it stopped."""
+        run, folder = launch.run, launch.folder
+        assert folder is not None
+        self._unqueue(launch)  # started: its rounds are launched from here, one after another
+        rounds.start_folder(
+            folder,
+            redact(shlex.join(round_command(run, folder, 1, self.options))),
+            self.clock().strftime(TIMESTAMP_FORMAT),
+        )
+        write_text_atomic(folder / PID_FILE, json.dumps({"host": socket.gethostname(), "pid": os.getpid()}) + "\n")
+        try:
+            return self._round_steps(run, folder)
+        except (InputError, WriteError) as error:  # one config's rounds: said in its folder's log, for grid status
+            rounds.note(folder, f"error: {error}")
+            logger.warning("{}: {}", run.stem, error)
+            return 1
+        finally:
+            (folder / PID_FILE).unlink(missing_ok=True)
+
+    def _round_steps(self, run: GridRun, folder: Path) -> int:
+        returncode = 0
+        for number in (1, 2):
+            if self._stopping.is_set():
+                return EXIT_SKIPPED
+            if number == 2:
+                going = rounds.write_round_two(run, folder)
+                rounds.note(folder, f"# round 1 done: {len(going)} question(s) go on to round 2")
+                if not going:
+                    break
+            grid_run, round_dir = round_run(run, folder, number)
+            state = run_dir_status(grid_run, round_dir)
+            if state.state == DONE:
+                continue
+            if state.state == RUNNING:  # another gpassk grid run launched it
+                return returncode
+            action = START if state.state == MISSING else REJUDGE if state.state == INCOMPLETE else RESUME
+            aside = state.result if state.state == INCOMPLETE else None
+            step = Launch(grid_run, action, f"round{number}", round_command(run, folder, number, self.options), aside)
+            rounds.note(folder, f"# {shlex.join(step.command)}")
+            returncode = self._process(step)
+            if run_dir_status(grid_run, round_dir).state != DONE:
+                return returncode
+        if self._stopping.is_set():
+            return EXIT_SKIPPED
+        rounds.combine(run, folder)
+        rounds.note(folder, f"# combined into {result_path(folder, run)}")
+        return returncode
+
+    def _process(self, launch: Launch) -> int:
+        """Run one ``opencompass`` process to its end; its output goes to a launch log in the run folder."""
         if self._stopping.is_set():
             return EXIT_SKIPPED
         started = self.clock().strftime(TIMESTAMP_FORMAT)
@@ -399,7 +523,7 @@ class Launcher:
         """Record every launch as queued by this process, in its config's work dir, until it starts."""
         record = json.dumps({"host": socket.gethostname(), "pid": os.getpid()}) + "\n"
         for launch in launches:
-            path = launch.run_dir.parent / QUEUE_FILE
+            path = launch.config_work_dir / QUEUE_FILE
             path.parent.mkdir(parents=True, exist_ok=True)
             write_text_atomic(path, record)
             with self._lock:
@@ -407,7 +531,7 @@ class Launcher:
 
     def _unqueue(self, launch: Launch) -> None:
         """A launch started (or will not): no longer queued."""
-        path = launch.run_dir.parent / QUEUE_FILE
+        path = launch.config_work_dir / QUEUE_FILE
         with self._lock:
             if path not in self._queued:
                 return

@@ -3,7 +3,7 @@
 :func:`parse_template` validates a template's plain variables into a frozen :class:`GridTemplate`; :func:`expand`
 gives one :class:`RunSpec` per (model, temperature, benchmark), plus one greedy run per (model, benchmark) when
 ``greedy = True``. Pure: writing the configs is :mod:`gpassk_opencompass.grid.writer`. The names (model abbr,
-dataset abbr, file) follow one convention, docs/generator.md.
+dataset abbr, file) follow one convention, :mod:`gpassk_opencompass.grid.names` (docs/generator.md).
 
 A name never claims a setting that was not applied.  API backends send each
 sampling parameter under the name the serving software reads, chosen by the
@@ -29,19 +29,11 @@ temperature to models whose name contains one of
 :data:`OPENCOMPASS_REASONING_MODELS` (``o1``, ``o3``, ...), so for those only
 ``temperature 1.0`` (the server's default) without greedy runs is accepted.
 
->>> model_abbr("Qwen2.5-7B-Instruct", temperature=1.0, top_p=0.8, top_k=50,
-...            repetition_penalty=1.0, seed=42, max_out_len=8192)
-'Qwen2.5-7B-Instruct_t1.0_p0.8_k50_rp1.0_rs42_l8192'
->>> dataset_abbr("LiveMathBench-202412", (4, 8, 16), 48)
-'LiveMathBench-202412_k4-8-16_n48'
->>> config_file_name("Qwen2.5-7B-Instruct_t1.0_l8192", "AIME2025_k1_n1")
-'Qwen2-5-7B-Instruct_t1-0_l8192@AIME2025_k1_n1.py'
 """
 
 from __future__ import annotations
 
 import posixpath
-import re
 import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -61,7 +53,9 @@ from gpassk_opencompass import __version__, defaults
 from gpassk_opencompass.catalog import get_benchmark
 from gpassk_opencompass.checks import did_you_mean, question_range
 from gpassk_opencompass.contracts import Contract
+from gpassk_opencompass.curtailed import DEFAULT_RULE, RULES, Curtailed
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.grid.names import config_file_name, dataset_abbr, model_abbr, round_abbr, safe_name
 from gpassk_opencompass.judges.kinds import AUTO, KINDS
 from gpassk_opencompass.judges.prompts import DEFAULT_JUDGE_PROMPT, PROTOCOLS
 
@@ -112,7 +106,6 @@ SERVERS = {
     "openai": ServerParameters("the OpenAI API", top_k=None, repetition_penalty=None),
 }
 _UNKNOWN_SERVER = ServerParameters("an unknown server", top_k=None, repetition_penalty=None)
-_SAFE_NAME = re.compile(r"[^A-Za-z0-9._+-]")
 #: Unicode categories refused in a value written into a config: control (C0, DEL, C1), format
 #: (bidi overrides, zero-width), surrogates, and the line and paragraph separators U+2028/U+2029.
 _UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
@@ -137,6 +130,14 @@ class RunSpec:
     dataset_abbr: str
     file: str
     test_range: str | None = None
+    curtail: Curtailed | None = None
+
+    @property
+    def launched(self) -> tuple[str, int]:
+        """The dataset abbr and n of what its config file draws: round 1 of a curtailed run, else the whole run."""
+        if self.curtail is None:
+            return self.dataset_abbr, self.n
+        return round_abbr(self.dataset_abbr, 1), self.curtail.n1
 
     def describe(self) -> str:
         """Human-readable identity, for error messages."""
@@ -145,82 +146,28 @@ class RunSpec:
 
     def manifest_entry(self) -> dict[str, Any]:
         """The run's record in ``manifest.json``."""
-        return {
-            "file": self.file,
-            "model_abbr": self.model_abbr,
-            "dataset_abbr": self.dataset_abbr,
-            "model_path": self.model.path,
-            "display_name": self.model.display_name,
-            "temperature": self.temperature,
-            "top_p": self.top_p,
-            "top_k": self.top_k,
-            "repetition_penalty": self.repetition_penalty,
-            "seed": self.seed,
-            "max_out_len": self.max_out_len,
-            "benchmark": self.benchmark,
-            "k": list(self.k),
-            "n": self.n,
-            "greedy": self.greedy,
-            "server": self.model.server,
-        } | ({"test_range": self.test_range} if self.test_range is not None else {})
-
-
-def _number(value: float | int) -> str:
-    return repr(float(value)) if isinstance(value, float) else str(value)
-
-
-def model_abbr(
-    name: str,
-    *,
-    temperature: float,
-    top_p: float | None,
-    top_k: int | None,
-    repetition_penalty: float | None,
-    seed: int | None,
-    max_out_len: int,
-) -> str:
-    """``{name}_t{T}_p{top_p}_k{top_k}_rp{rep}_rs{seed}_l{max_out_len}``, unset segments left out.
-
-    >>> model_abbr("m", temperature=0.0, top_p=None, top_k=None, repetition_penalty=1.0,
-    ...            seed=None, max_out_len=512)
-    'm_t0.0_rp1.0_l512'
-    """
-    segments = [name, f"t{_number(float(temperature))}"]
-    for prefix, value in (("p", top_p), ("k", top_k), ("rp", repetition_penalty), ("rs", seed)):
-        if value is not None:
-            segments.append(f"{prefix}{_number(value)}")
-    segments.append(f"l{max_out_len}")
-    return "_".join(segments)
-
-
-def dataset_abbr(benchmark: str, k: Sequence[int], n: int, test_range: str | None = None) -> str:
-    """``{benchmark}_k{k joined by -}_n{n}``, then ``_q{start}-{stop}`` for a pilot's question range.
-
-    >>> dataset_abbr("AIME2025", (4, 8), 8, "[:5]")
-    'AIME2025_k4-8_n8_q0-5'
-    """
-    name = f"{benchmark}_k{'-'.join(map(str, k))}_n{n}"
-    if test_range is None:
-        return name
-    questions = question_range(test_range, "test_range")
-    return f"{name}_q{questions.start or 0}-{'' if questions.stop is None else questions.stop}"
-
-
-def config_file_name(model: str, dataset: str) -> str:
-    """``{model_abbr}@{dataset_abbr}.py`` with ``.`` -> ``-`` in both parts."""
-    return f"{model.replace('.', '-')}@{dataset.replace('.', '-')}.py"
-
-
-def safe_name(name: str) -> str:
-    """A display name usable in file names: characters outside ``[A-Za-z0-9._+-]`` become ``-``.
-
-    >>> safe_name("my org/model v2")
-    'my-org-model-v2'
-    """
-    cleaned = _SAFE_NAME.sub("-", str(name))
-    if not cleaned.strip(".-"):
-        raise InputError(f"model name {name!r} has no usable characters; give the model a name=")
-    return cleaned
+        return (
+            {
+                "file": self.file,
+                "model_abbr": self.model_abbr,
+                "dataset_abbr": self.dataset_abbr,
+                "model_path": self.model.path,
+                "display_name": self.model.display_name,
+                "temperature": self.temperature,
+                "top_p": self.top_p,
+                "top_k": self.top_k,
+                "repetition_penalty": self.repetition_penalty,
+                "seed": self.seed,
+                "max_out_len": self.max_out_len,
+                "benchmark": self.benchmark,
+                "k": list(self.k),
+                "n": self.n,
+                "greedy": self.greedy,
+                "server": self.model.server,
+            }
+            | ({"test_range": self.test_range} if self.test_range is not None else {})
+            | ({"curtail": self.curtail.as_dict()} if self.curtail is not None else {})
+        )
 
 
 # ----------------------------------------------------------------------------------- validation
@@ -353,6 +300,15 @@ class ModelEntry(Contract):
         return self
 
 
+class CurtailSetting(Contract):
+    """``curtail = dict(first=16, rule='all-wrong')``: round 1 draws ``first`` generations per question; round 2
+    draws the other ``n - first`` only for the questions whose first ones miss ``rule`` (:data:`~gpassk_opencompass.
+    curtailed.RULES`); every metric is the design's unbiased estimate (docs/generator.md, "Curtailed grids")."""
+
+    first: PositiveInt
+    rule: Literal[tuple(RULES)] = DEFAULT_RULE  # type: ignore[valid-type]  # the rules' names, from their home
+
+
 class GridTemplate(Contract):
     """A validated template: its plain variables, declared (see the templates' comments for each).
 
@@ -383,6 +339,7 @@ class GridTemplate(Contract):
     test_range: Annotated[str, AfterValidator(_question_range)] | None = None
     max_questions: PositiveInt | None = None
     data_paths: dict[str, str] = Field(default_factory=dict)
+    curtail: CurtailSetting | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -498,6 +455,8 @@ class GridTemplate(Contract):
                     f"data_paths names {benchmark!r}, not a benchmark of this grid; "
                     f"{did_you_mean(benchmark, self.benchmarks)}"
                 )
+        if self.curtail is not None:
+            self._curtailable()
         settings = len(self.temperatures or ()) + self.greedy
         runs = len(self.models) * settings * len(self.benchmarks)
         if runs > MAX_RUNS:
@@ -506,6 +465,28 @@ class GridTemplate(Contract):
                 f"{len(self.benchmarks)} benchmarks), above the limit of {MAX_RUNS} config files"
             )
         return self
+
+    def _curtailable(self) -> None:
+        """The rules of ``curtail``: a sampled run to curtail, k within the first round, something left to draw."""
+        first = self.curtail.first if self.curtail is not None else 0
+        if not self.temperatures:
+            raise InputError("curtail is set, but the grid has no sampled run (temperatures = None): remove curtail")
+        if max(self.k) > first:
+            raise InputError(
+                f"k = {max(self.k)} is above curtail first = {first}: every k must be at most the generations "
+                "round 1 draws for every question; raise first or lower k"
+            )
+        if first >= self.n:
+            raise InputError(
+                f"curtail first = {first} is not below n = {self.n}: round 1 would draw every generation and "
+                "nothing would be saved; set first below n, or curtail = None"
+            )
+        self.design  # noqa: B018 -- the design's own bounds (MAX_CURTAILED_N), one line
+
+    @property
+    def design(self) -> Curtailed | None:
+        """The curtailed design of the grid's sampled runs (``None``: a fixed n)."""
+        return None if self.curtail is None else Curtailed(self.curtail.first, self.n, self.curtail.rule)
 
     @property
     def questions(self) -> str | None:
@@ -610,8 +591,9 @@ def _run(template: GridTemplate, model: ModelEntry, benchmark: str, temperature:
         max_out_len=template.max_out_len,
     )
     k, n = ((1,), 1) if greedy else (template.k, template.n)
+    curtail = None if greedy else template.design  # a greedy run draws one generation: nothing to curtail
     model_name = model_abbr(model.display_name, **settings)
-    data_name = dataset_abbr(benchmark, k, n, template.questions)
+    data_name = dataset_abbr(benchmark, k, n, template.questions, curtail)
     return RunSpec(
         model=model,
         benchmark=benchmark,
@@ -622,6 +604,7 @@ def _run(template: GridTemplate, model: ModelEntry, benchmark: str, temperature:
         dataset_abbr=data_name,
         file=config_file_name(model_name, data_name),
         test_range=template.questions,
+        curtail=curtail,
         **settings,
     )
 

@@ -6,6 +6,11 @@ fails, so the state comes from files: ``done`` (a complete results file), ``inco
 verdicts), ``running`` (a live launch, with :func:`run_progress` from OpenCompass's logs), ``queued`` (a live
 ``gpassk grid run`` will launch it: its ``<work>/<config stem>/gpassk_queued.json``), ``failed`` (no
 results: the log to read and its last error line), ``missing``. See docs/grid.md, "Status, and why it reads files".
+
+A curtailed config's run folder holds its two rounds, each an OpenCompass run (``round1/``, ``round2/``, round 2's
+config ``round2.py`` beside them) and the combined results in its own ``results/``: it is done when those are,
+else it stands where its rounds stand (:func:`curtailed_status`, :attr:`RunStatus.rounds`; docs/grid.md,
+"Curtailed grids").
 """
 
 from __future__ import annotations
@@ -21,10 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from gpassk_opencompass.curtailed import Curtailed
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import UnreadableJSON, find_files, read_json_file, read_tail
+from gpassk_opencompass.grid.names import round_abbr
 from gpassk_opencompass.redaction import redact
-from gpassk_opencompass.scoring.results_io import MAX_RESULTS_BYTES, read_results
+from gpassk_opencompass.scoring.results import ResultsFile
+from gpassk_opencompass.scoring.results_io import MAX_RESULTS_BYTES, load_results, read_results
 
 MANIFEST = "manifest.json"
 TIMESTAMP = re.compile(r"\d{8}_\d{6}")
@@ -37,6 +47,10 @@ QUEUE_FILE = "gpassk_queued.json"
 DONE, INCOMPLETE, RUNNING, QUEUED = "done", "incomplete", "running", "queued"
 FAILED, MISSING = "failed", "missing"
 STATES = (DONE, INCOMPLETE, RUNNING, QUEUED, FAILED, MISSING)
+#: A curtailed run's round 2 when round 1 stopped every question.
+NOT_NEEDED = "not needed"
+#: Round 2's config, written by ``gpassk grid run`` into a curtailed config's run folder once round 1 is done.
+ROUND_TWO_CONFIG = "round2.py"
 
 _ERROR_LINE = re.compile(r"(Error|Exception|error:|Traceback|Killed|CANCELLED|No such file)")
 #: What srun and slurmstepd print after a task ends, which says only *that* it failed
@@ -56,12 +70,15 @@ class GridRun:
 
     Attributes:
         config: the config file.
-        model_abbr, dataset_abbr: where OpenCompass puts its predictions and results.
+        model_abbr, dataset_abbr: where OpenCompass puts its predictions and results (a curtailed run: the
+            combined results; its rounds' are :func:`~gpassk_opencompass.grid.names.round_abbr`).
+        curtail: the curtailed design of the run (``None``: a fixed n).
     """
 
     config: Path
     model_abbr: str
     dataset_abbr: str
+    curtail: Curtailed | None = None
 
     @property
     def stem(self) -> str:
@@ -118,6 +135,7 @@ def load_grid(target: str | os.PathLike) -> Grid:
         if len(values) < len(given):
             raise InputError(f"{path}: runs[{index}] needs file, model_abbr and dataset_abbr strings, got {entry!r}")
         file, model, dataset = values
+        design = _curtail_of(entry, f"{path}: runs[{index}]")
         config = path.parent / file
         if Path(file).name != file or not file.endswith(".py"):
             raise InputError(
@@ -128,12 +146,27 @@ def load_grid(target: str | os.PathLike) -> Grid:
                 f"{path} lists {file} but {config} does not exist; regenerate the configs "
                 "with save_opencompass_configs.py"
             )
-        grid_runs.append(GridRun(config, model, dataset))
+        grid_runs.append(GridRun(config, model, dataset, design))
     stems = Counter(run.stem for run in grid_runs)
     twice = [stem for stem, count in stems.items() if count > 1]
     if twice:
         raise InputError(f"{path} lists {twice[0]}.py twice")
     return Grid(path, tuple(grid_runs))
+
+
+def _curtail_of(entry: Mapping, where: str) -> Curtailed | None:
+    """The ``curtail`` design a manifest entry records (``None``: none), checked as the design checks itself."""
+    block = entry.get("curtail")
+    if block is None:
+        return None
+    if not isinstance(block, Mapping) or set(block) != {"n1", "n", "rule"}:
+        raise InputError(
+            f"{where}.curtail must be {{n1, n, rule}} as save_opencompass_configs.py writes it, got {block!r}"
+        )
+    try:
+        return Curtailed(block["n1"], block["n"], block["rule"])
+    except InputError as error:
+        raise InputError(f"{where}.curtail: {error}") from None
 
 
 # --------------------------------------------------------------------------------- results files
@@ -411,6 +444,7 @@ class RunStatus:
         log: the log to read (failed runs).
         detail: one line: why it failed, how many verdicts are unresolved...
         progress: how far a running config has got (running only).
+        rounds: a curtailed run's rounds, each one of :data:`STATES` or :data:`NOT_NEEDED` (``()``: a fixed n).
     """
 
     run: GridRun
@@ -420,6 +454,7 @@ class RunStatus:
     log: Path | None = None
     detail: str = ""
     progress: Progress | None = None
+    rounds: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The status as plain JSON data."""
@@ -431,11 +466,14 @@ class RunStatus:
             "log": None if self.log is None else str(self.log),
             "detail": self.detail,
             "progress": None if self.progress is None else dataclasses.asdict(self.progress),
+            "rounds": list(self.rounds),
         }
 
 
 def config_status(run: GridRun, work_dir: str | os.PathLike, is_alive: Callable[[int], bool] = pid_alive) -> RunStatus:
     """The state of one config under ``work_dir`` (its runs are in ``work_dir/<config stem>``)."""
+    if run.curtail is not None:
+        return curtailed_status(run, work_dir, is_alive)
     config_work_dir = Path(work_dir) / run.stem
     dirs = run_dirs(config_work_dir)
     queued = queued_by(config_work_dir, is_alive)
@@ -445,38 +483,138 @@ def config_status(run: GridRun, work_dir: str | os.PathLike, is_alive: Callable[
         path = result_path(run_dir, run)
         if path.is_file() and read_result(path)[0]:
             return RunStatus(run, DONE, run_dir, path)
-    latest = dirs[-1]
-    where = running_launch(latest, is_alive)
+    status = run_dir_status(run, dirs[-1], is_alive)
+    return status if status.state == RUNNING or queued is None else _queued(run, dirs[-1], queued)
+
+
+def run_dir_status(run: GridRun, run_dir: Path, is_alive: Callable[[int], bool] = pid_alive) -> RunStatus:
+    """The state of one OpenCompass run folder of ``run``: done, running, incomplete, failed (missing: no folder)."""
+    if not run_dir.is_dir():
+        return RunStatus(run, MISSING)
+    path = result_path(run_dir, run)
+    if path.is_file() and read_result(path)[0]:
+        return RunStatus(run, DONE, run_dir, path)
+    where = running_launch(run_dir, is_alive)
     if where is not None:
-        logs = launch_logs(latest)
+        logs = launch_logs(run_dir)
         return RunStatus(
             run,
             RUNNING,
-            latest,
+            run_dir,
             log=logs[-1] if logs else None,
             detail=f"launched by {where}",
-            progress=run_progress(latest, run),
+            progress=run_progress(run_dir, run),
         )
-    if queued is not None:
-        return _queued(run, latest, queued)
-    path = result_path(latest, run)
     if path.is_file():
         _, unresolved, problem = read_result(path)
         if not problem:
             return RunStatus(
                 run,
                 INCOMPLETE,
-                latest,
+                run_dir,
                 path,
                 detail=f"{unresolved} unresolved verdict{'s' if unresolved != 1 else ''}; "
                 "run `gpassk grid run` again to re-judge (predictions are reused)",
             )
-        return RunStatus(run, FAILED, latest, path, log=relevant_log(latest, run), detail=problem)
-    log = relevant_log(latest, run)
+        return RunStatus(run, FAILED, run_dir, path, log=relevant_log(run_dir, run), detail=problem)
+    log = relevant_log(run_dir, run)
     detail = last_error_line(log) or (
         "no log: the launch did not start OpenCompass" if log is None else "no results file"
     )
-    return RunStatus(run, FAILED, latest, log=log, detail=detail)
+    return RunStatus(run, FAILED, run_dir, log=log, detail=detail)
+
+
+# ------------------------------------------------------------------------------ curtailed runs
+
+
+def round_run(run: GridRun, folder: Path, number: int) -> tuple[GridRun, Path]:
+    """Round ``number`` of a curtailed run whose run folder is ``folder``: its config (round 1's is the manifest's,
+    round 2's :data:`ROUND_TWO_CONFIG` in the folder) and its OpenCompass run folder (``folder/round<number>``)."""
+    config = run.config if number == 1 else folder / ROUND_TWO_CONFIG
+    return GridRun(config, run.model_abbr, round_abbr(run.dataset_abbr, number)), folder / f"round{number}"
+
+
+def continuing(record: ResultsFile, design: Curtailed) -> list[str]:
+    """The ids of the questions round 1 does not stop (:meth:`~gpassk_opencompass.curtailed.Curtailed.continuing`
+    on its verdicts, in draw order), in its order.
+
+    Raises:
+        InputError: a question without n1 verdicts: not round 1 of this design.
+    """
+    drawn, first, unsure = [], [], []
+    for question in record.details:
+        if question.n != design.n1 or len(question.verdicts) != design.n1:
+            raise InputError(
+                f"{record.source}: question {question.id!r} has {question.n} generations and "
+                f"{len(question.verdicts)} verdicts; round 1 of curtailment at {design.n1} of {design.n} has "
+                f"{design.n1} of each"
+            )
+        drawn.append(question.n)
+        first.append(sum(verdict.correct is True for verdict in question.verdicts))
+        unsure.append(sum(verdict.correct is None for verdict in question.verdicts))
+    going = design.continuing(np.array(drawn), np.array(first), np.array(unsure))
+    return [question.id for question, goes in zip(record.details, going.tolist()) if goes]
+
+
+def curtailed_status(
+    run: GridRun, work_dir: str | os.PathLike, is_alive: Callable[[int], bool] = pid_alive
+) -> RunStatus:
+    """Where a curtailed config stands: done when a run folder holds the combined results; else its newest run
+    folder's rounds, the state of the first one not done (round 2 once round 1 is), :attr:`RunStatus.rounds`
+    saying each; both done but not combined is ``missing`` (``gpassk grid run`` combines them), or ``failed``
+    with the line its log ends on when combining them failed."""
+    assert run.curtail is not None
+    config_work_dir = Path(work_dir) / run.stem
+    dirs = run_dirs(config_work_dir)
+    queued = queued_by(config_work_dir, is_alive)
+    if not dirs:
+        return RunStatus(run, MISSING) if queued is None else _queued(run, None, queued)
+    for folder in reversed(dirs):
+        path = result_path(folder, run)
+        if path.is_file() and read_result(path)[0]:
+            return RunStatus(run, DONE, folder, path, rounds=_rounds_done(folder))
+    folder = dirs[-1]
+    status = _rounds_status(run, folder, is_alive)
+    where = None if status.state == RUNNING else running_launch(folder, is_alive)
+    if where is not None:  # a gpassk grid run between its rounds, or combining them
+        return dataclasses.replace(status, state=RUNNING, log=None, detail=f"launched by {where}", progress=None)
+    if queued is not None and status.state != RUNNING:
+        return dataclasses.replace(_queued(run, folder, queued), rounds=status.rounds)
+    return status
+
+
+def _rounds_status(run: GridRun, folder: Path, is_alive: Callable[[int], bool]) -> RunStatus:
+    """Where the rounds in a curtailed run's ``folder`` stand (see :func:`curtailed_status`)."""
+    assert run.curtail is not None
+    first = run_dir_status(*round_run(run, folder, 1), is_alive)
+    if first.state != DONE:
+        return dataclasses.replace(first, run=run, run_dir=folder, rounds=(first.state,))
+    try:
+        going = continuing(load_results(first.result), run.curtail)
+    except InputError as refused:  # round 1's results are not what the design draws: nothing can go on from them
+        return RunStatus(run, FAILED, folder, first.result, detail=redact(str(refused)), rounds=(FAILED,))
+    second_run, round_dir = round_run(run, folder, 2)
+    if going and not second_run.config.is_file():
+        detail = f"{len(going)} question{'s go' if len(going) != 1 else ' goes'} on to round 2; run `gpassk grid run`"
+        return RunStatus(run, MISSING, folder, detail=detail, rounds=(DONE, MISSING))
+    second = run_dir_status(second_run, round_dir, is_alive) if going else RunStatus(second_run, NOT_NEEDED)
+    if second.state not in (DONE, NOT_NEEDED):
+        return dataclasses.replace(second, run=run, run_dir=folder, rounds=(DONE, second.state))
+    logs = launch_logs(folder)
+    error = last_error_line(logs[-1] if logs else None)
+    return RunStatus(
+        run,
+        FAILED if error else MISSING,
+        folder,
+        log=logs[-1] if error else None,
+        detail=error or "not combined yet; run `gpassk grid run` to combine them",
+        rounds=(DONE, second.state),
+    )
+
+
+def _rounds_done(folder: Path) -> tuple[str, ...]:
+    """The rounds of a combined run: round 2 was drawn, or not needed."""
+    return (DONE, DONE if (folder / ROUND_TWO_CONFIG).is_file() else NOT_NEEDED)
 
 
 def _queued(run: GridRun, run_dir: Path | None, where: str) -> RunStatus:

@@ -86,17 +86,17 @@ def load_template(path: str, overrides: Mapping[str, Any] | None = None) -> Grid
     return parse_template(apply_overrides(config.to_dict(), overrides or {}), source=path)
 
 
-def _imports_as_paths(value: Any) -> Any:
+def imports_as_paths(value: Any) -> Any:
     """Turn the ``type`` entries mmengine loads lazily (as ``'module.Name'``) into :class:`ImportPath` s."""
     if isinstance(value, Mapping):
-        converted = {key: _imports_as_paths(item) for key, item in value.items()}
+        converted = {key: imports_as_paths(item) for key, item in value.items()}
         kind = converted.get("type")
         if isinstance(kind, str) and "." in kind:
             module, _, name = kind.rpartition(".")
             converted["type"] = ImportPath(module, name)
         return converted
     if isinstance(value, (list, tuple)):
-        return type(value)(_imports_as_paths(item) for item in value)
+        return type(value)(imports_as_paths(item) for item in value)
     return value
 
 
@@ -110,7 +110,7 @@ def benchmark_dataset(benchmark: str) -> dict:
     if spec is None or spec.origin is None:
         raise FileNotFoundError(f"config module {entry.config} of {benchmark} is not installed")
     datasets = Config.fromfile(spec.origin).to_dict()[entry.config_variable]
-    return _imports_as_paths(datasets[0])
+    return imports_as_paths(datasets[0])
 
 
 def model_config(run: RunSpec, template: GridTemplate) -> dict:
@@ -170,12 +170,14 @@ def model_config(run: RunSpec, template: GridTemplate) -> dict:
 
 
 def dataset_config(run: RunSpec, template: GridTemplate, base: Mapping) -> dict:
-    """The benchmark's dataset dict with the run's abbr, k, n, max_out_len, judge, data path and question range."""
+    """The benchmark's dataset dict with the run's abbr, k, n, max_out_len, judge, data path and question range;
+    for a curtailed run, its round 1's (``n1`` generations, the questions kept for combining the rounds)."""
     config = copy.deepcopy(dict(base))
     evaluator = config["eval_cfg"]["evaluator"]
     if evaluator.get("benchmark") != run.benchmark:
         raise ValueError(f"the config of {run.benchmark} scores benchmark {evaluator.get('benchmark')!r}")
-    config.update(abbr=run.dataset_abbr, k=list(run.k), n=run.n)
+    abbr, n = run.launched
+    config.update(abbr=abbr, k=list(run.k), n=n)
     if run.benchmark in template.data_paths:
         config["path"] = template.data_paths[run.benchmark]
     if run.test_range is not None:  # the loader keeps these questions before OpenCompass repeats them n times
@@ -184,6 +186,8 @@ def dataset_config(run: RunSpec, template: GridTemplate, base: Mapping) -> dict:
     evaluator.update(model_name=template.eval_model_name, url=list(template.eval_urls) or None, judge=template.judge)
     if template.judge_prompt != DEFAULT_JUDGE_PROMPT:  # the default is left out: configs written before stay the same
         evaluator.update(judge_prompt=template.judge_prompt)
+    if run.curtail is not None:  # gpassk grid run combines the rounds from the questions as judged
+        evaluator.update(keep_questions=True)
     return config
 
 
@@ -196,9 +200,13 @@ def render(run: RunSpec, template: GridTemplate, base: Mapping, template_path: s
     """
     body = python_source(dict(models=[model_config(run, template)], datasets=[dataset_config(run, template, base)]))
     setting = "greedy" if run.greedy else f"temperature {run.temperature!r}, k {list(run.k)}, n {run.n}"
+    how = "Run: opencompass <this file>"
+    if run.curtail is not None:
+        setting += f", curtailed at {run.curtail.n1} ({run.curtail.rule})"
+        how = f"Round 1 ({run.curtail.n1} each); gpassk grid run draws round 2 and combines them"
     return (
         f"{GENERATED}{__version__} from {str(template_path)!r}.\n"
-        f"# {run.model.path!r} on {run.benchmark} ({setting}).  Run: opencompass <this file>\n"
+        f"# {run.model.path!r} on {run.benchmark} ({setting}).  {how}\n"
         f"# Regenerate from the template rather than editing; {MANIFEST} lists every run.\n"
         f"\n{body}"
     )

@@ -238,9 +238,12 @@ def _index_manifests(
 
 
 def _read_run_dir(run_dir: Path, manifests: ManifestIndex, notices: list[Notice]) -> list[RunResult]:
+    results_files = list(_results_files(run_dir))
+    if not results_files:  # nothing to identify (a curtailed run whose rounds are not combined yet): nothing to say
+        return []
     configs = _saved_configs(run_dir, notices)
     runs = []
-    for results_path in _results_files(run_dir):
+    for results_path in results_files:
         model_abbr, dataset_abbr = results_path.parent.name, results_path.stem
         try:
             results = read_json_file(results_path, max_bytes=MAX_RESULTS_BYTES)

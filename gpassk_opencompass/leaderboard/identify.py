@@ -130,9 +130,10 @@ def identify_run(
         ("the saved config", dataset_k),
         ("the manifest", _int_tuple(manifest.get("k"), "the manifest's k")),
     )
+    recorded_n = info.n if info.n is not None or info.curtail is None else info.curtail.n  # a curtailed run: its n
     n = first(
         "n",
-        ("the results", _optional(positive_int, info.n, "the results' gpassk.n")),
+        ("the results", _optional(positive_int, recorded_n, "the results' gpassk.n")),
         ("the saved config", dataset_n),
         ("the manifest", _optional(positive_int, manifest.get("n"), "the manifest's n")),
     )
@@ -174,6 +175,7 @@ def identify_run(
         judge=info.judge,
         protocol=info.prompt_version,
         cut=record.cut,
+        curtail=info.curtail,
     )
     return run, tuple(notes)
 

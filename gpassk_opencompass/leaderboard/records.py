@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpassk_opencompass.scoring.results import (  # the results file's own types, as it holds them
+    Curtailment,
     CutGenerations,
     Interval,
 )
@@ -99,6 +100,7 @@ class RunResult:
         judge: what judged (``rule``, ``llm``, ``cascade``, ``source:<format>``, ...), when the results say.
         protocol: the judge prompt's version (``None`` for the rule judge, or when not recorded).
         cut: the generations cut at the output limit (results of schema 3), ``None`` when not recorded.
+        curtail: the curtailed design the run drew under and what it drew (schema 4), ``None`` for a fixed n.
     """
 
     results_path: Path
@@ -122,6 +124,7 @@ class RunResult:
     judge: str | None = None
     protocol: str | None = None
     cut: CutGenerations | None = None
+    curtail: Curtailment | None = None
 
     @property
     def complete(self) -> bool:
@@ -131,7 +134,7 @@ class RunResult:
     @property
     def measured(self) -> Measured:
         """What the run measured, as a row shows it."""
-        return Measured(self.questions, self.n, self.judge, self.protocol, self.cut)
+        return Measured(self.questions, self.n, self.judge, self.protocol, self.cut, self.curtail)
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,8 @@ class Measured:
         judge: what judged (``None``: not recorded).
         protocol: the judge prompt's version (``None``: the rule judge, or not recorded).
         cut: the generations cut at the output limit (``None``: not recorded, results before schema 3).
+        curtail: what a curtailed run drew (``None``: a fixed n; its words are the page's,
+            :func:`~gpassk_opencompass.render.leaderboard.format_measured`).
 
     >>> Measured(5, 8, "rule", None, None).describe()
     '5 questions, n = 8, rule judge'
@@ -156,6 +161,7 @@ class Measured:
     judge: str | None = None
     protocol: str | None = None
     cut: CutGenerations | None = None
+    curtail: Curtailment | None = None
 
     def describe(self) -> str:
         """Questions, n, judge and protocol, in words (the cut share is its own column)."""

@@ -31,6 +31,7 @@ from opencompass.registry import ICL_EVALUATORS
 
 from gpassk_opencompass import defaults
 from gpassk_opencompass.errors import InputError
+from gpassk_opencompass.files.writing import write_chunks_atomic
 from gpassk_opencompass.judges import BuiltinJudge, Judge, JudgeSettings, judge_kind
 from gpassk_opencompass.judges.registry import resolve_judge
 from gpassk_opencompass.judges.rule import UNDECIDED_HINT
@@ -41,7 +42,7 @@ from gpassk_opencompass.plugin.replicas import by_question, check_replicas_align
 from gpassk_opencompass.render.score_report import unresolved_summary
 from gpassk_opencompass.scoring.compute import IDENTICAL_SHARE_WARNING
 from gpassk_opencompass.scoring.flow import score_questions
-from gpassk_opencompass.scoring.questions import Question, judge_language
+from gpassk_opencompass.scoring.questions import QUESTIONS_FILE, Question, judge_language, question_lines
 from gpassk_opencompass.scoring.request import ScoringRequest
 from gpassk_opencompass.scoring.results_io import read_results
 
@@ -102,6 +103,10 @@ class GPassKEvaluator(BaseEvaluator):
             they are left out and only ``unresolved`` and ``gpassk`` are
             reported: an unjudged answer is not a wrong answer.
         pred_postprocessor: OpenCompass's optional prediction postprocessor.
+        keep_questions: also write the questions as judged (id, text, gold answer, language, subset labels) to
+            :data:`~gpassk_opencompass.scoring.questions.QUESTIONS_FILE` in the evaluation's output folder,
+            beside the verdict cache: what ``gpassk grid run`` combines the rounds of a curtailed run from (the
+            configs of such a run set it; docs/grid.md, "Curtailed grids").
         **judge_options: further :class:`~gpassk_opencompass.judges.JudgeSettings`
             fields (``max_tokens``, ``rule_timeout``, ...), among them
             ``judge_prompt``: ``"gpassk-v2"`` (default) or ``"livemathbench"``
@@ -133,6 +138,7 @@ class GPassKEvaluator(BaseEvaluator):
         prior: Sequence[float] = defaults.PRIOR,
         pred_postprocessor: dict | None = None,
         use_extract_model: bool = False,
+        keep_questions: bool = False,
         **judge_options,
     ) -> None:
         super().__init__(pred_postprocessor=pred_postprocessor)
@@ -175,6 +181,7 @@ class GPassKEvaluator(BaseEvaluator):
             interval=interval,  # type: ignore[arg-type]  # one of INTERVALS: checked by the model
             prior=prior,  # type: ignore[arg-type]
         )
+        self.keep_questions = bool(keep_questions)
         urls = endpoint["urls"]
         reason = {"auto": " (judge='auto': " + ("URLs given)" if urls else "no judge URL given)")}.get(judge, "")
         self._judge_description = _description(self.scoring_judge) + reason
@@ -206,11 +213,14 @@ class GPassKEvaluator(BaseEvaluator):
         first_replica = dataset.select(range(questions))
         request = self.request.replace(ks=tuple(ks), subsets=self._subset_columns(columns))
         logger.info(f"GPassKEvaluator: {questions} questions x n={n}, judged by {self._judge_description}")
-        document = score_questions(
-            self._questions(first_replica, by_question(references, n), by_question(predictions, n), request.subsets),
-            request,
-            self._judge_for_run(),
+        judged = self._questions(
+            first_replica, by_question(references, n), by_question(predictions, n), request.subsets
         )
+        document = score_questions(judged, request, self._judge_for_run())
+        out_dir = getattr(self, "_out_dir", None)
+        if self.keep_questions and isinstance(out_dir, str):  # before OpenCompass writes the results beside it
+            os.makedirs(out_dir, exist_ok=True)
+            write_chunks_atomic(os.path.join(out_dir, QUESTIONS_FILE), question_lines(judged))
         if document["unresolved"]:
             logger.error(
                 "GPassKEvaluator: INCOMPLETE -- "

@@ -5,7 +5,8 @@
   prompt tokens with :func:`~gpassk_opencompass.plugin.token_estimate.estimate_tokens`; ``key='ENV'`` reads
   ``OPENAI_API_KEY`` (else ``EMPTY``). Each replica is its own request without a ``seed``, so replicas differ.
 * :class:`TurboMindDistinctSeeds` -- lmdeploy's TurboMind model with one seed per prompt of a sampled batch
-  (:func:`~gpassk_opencompass.plugin.sampling_seeds.replica_seeds`), so replicas sharing a batch differ.
+  (:func:`~gpassk_opencompass.plugin.sampling_seeds.replica_seeds`), so replicas sharing a batch differ; the
+  second round of a curtailed run (``seed_round=2``) draws with seeds its first round never had.
 
 Why, and the alternatives: docs/generator.md.
 """
@@ -67,18 +68,20 @@ class DistinctSeedPipeline:
         pipeline: the lmdeploy pipeline (called as ``pipeline(prompts, gen_config=..., **kwargs)``).
         fallback_seed: base seed when the generation config sets no
             ``random_seed`` (default: drawn once from the OS).
+        seed_round: the round of a curtailed run (1 or 2): round 2's seeds are none of round 1's.
     """
 
-    def __init__(self, pipeline, fallback_seed: int | None = None) -> None:
+    def __init__(self, pipeline, fallback_seed: int | None = None, seed_round: int = 1) -> None:
         self._pipeline = pipeline
         self._fallback_seed = random.SystemRandom().getrandbits(63) if fallback_seed is None else fallback_seed
+        self._round = seed_round
         self._batches = 0
 
     def __call__(self, prompts, gen_config=None, **kwargs):
         if gen_config is not None and not isinstance(gen_config, list) and getattr(gen_config, "do_sample", True):
             base = gen_config.random_seed if gen_config.random_seed is not None else self._fallback_seed
             configs = []
-            for seed in replica_seeds(base, self._batches, len(prompts)):
+            for seed in replica_seeds(base, self._batches, len(prompts), self._round):
                 config = copy.copy(gen_config)
                 config.random_seed = seed
                 configs.append(config)
@@ -94,9 +97,18 @@ class TurboMindDistinctSeeds(TurboMindModelwithChatTemplate):
     """``TurboMindModelwithChatTemplate`` whose sampled batches use one seed per prompt.
 
     ``gen_config['random_seed']`` becomes the base seed of
-    :func:`~gpassk_opencompass.plugin.sampling_seeds.replica_seeds`; every other
-    argument is OpenCompass's.
+    :func:`~gpassk_opencompass.plugin.sampling_seeds.replica_seeds`; ``seed_round`` is the round of a curtailed
+    run whose config this is (``gpassk grid run`` writes ``seed_round=2`` into round 2's); every other argument
+    is OpenCompass's.
     """
 
+    def __init__(self, *args, seed_round: int = 1, **kwargs) -> None:
+        if seed_round not in (1, 2):
+            raise InputError(f"seed_round must be 1 or 2 (the round of a curtailed run), got {seed_round!r}")
+        self.seed_round = seed_round
+        super().__init__(*args, **kwargs)
+
     def _build_pipe(self, model_path, backend, engine_config):
-        return DistinctSeedPipeline(super()._build_pipe(model_path, backend, engine_config))
+        return DistinctSeedPipeline(
+            super()._build_pipe(model_path, backend, engine_config), seed_round=getattr(self, "seed_round", 1)
+        )

@@ -74,6 +74,12 @@ def find_targets(path: str | os.PathLike) -> list[RejudgeTarget]:
         run_dir, models, wanted_file = path.parent, None, None
     elif path.parent.name == "predictions":
         run_dir, models, wanted_file = path.parent.parent, [path.name], None
+    elif (path / "round1" / "predictions").is_dir():  # a curtailed run's folder (docs/grid.md, "Curtailed grids")
+        raise InputError(
+            f"{path} is a curtailed run: its verdicts decided which questions went on to round 2, so it is scored "
+            f"with them; its rounds are OpenCompass runs: gpassk rejudge {path / 'round1'} judges round 1 again "
+            "into a run of its own, which gpassk agree compares with the judge that decided"
+        )
     else:
         raise InputError(
             f"{str(path)!r} is not an OpenCompass run (outputs/<timestamp>), its predictions/ "

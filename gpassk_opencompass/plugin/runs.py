@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeGuard
 
+from gpassk_opencompass.defaults import MAX_CONFIG_BYTES as MAX_CONFIG_BYTES  # its readers import it here
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import UnreadableFile, find_files, read_bytes_bounded
 from gpassk_opencompass.redaction import redact
@@ -36,8 +37,6 @@ def saved_config_paths(run_dir: Path) -> list[Path]:
     )
 
 
-#: A saved config larger than this is not read (the dumps OpenCompass writes are tens of kB).
-MAX_CONFIG_BYTES = 8 * 1024 * 1024
 #: Deepest nesting of dicts/lists/tuples a saved config may have (OpenCompass's dumps stay under 15).
 MAX_CONFIG_DEPTH = 64
 

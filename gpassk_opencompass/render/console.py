@@ -124,14 +124,28 @@ def grid_status_line(status: RunStatus) -> str:
     >>> grid_status_line(RunStatus(run, RUNNING, detail="launched by pid 7",
     ...                            progress=Progress("inferring", Bar("", 4, 8, "00:02", "it"), saved=32)))
     'running     m@d  (launched by pid 7; inferring: 4 of 8 batches, 32 answers saved, ~00:02 left)'
+    >>> grid_status_line(RunStatus(run, RUNNING, detail="launched by pid 7", rounds=("done", "running")))
+    'running     m@d  (round 1 done, round 2 running; launched by pid 7)'
     """
     line = f"{status.state:<11} {status.run.stem}"
     if status.log is not None:
         line += f"  log: {status.log}"
-    detail = "; ".join(part for part in (status.detail, _progress(status.progress)) if part)
+    parts = (rounds_text(status.rounds), status.detail, _progress(status.progress))
+    detail = "; ".join(part for part in parts if part)
     if detail:
         line += f"  ({detail})"
     return line
+
+
+def rounds_text(rounds: Sequence[str]) -> str:
+    """A curtailed run's rounds in words (``''`` for a fixed n).
+
+    >>> rounds_text(("done", "running")), rounds_text(("done", "missing")), rounds_text(("done", "not needed"))
+    ('round 1 done, round 2 running', 'round 1 done, round 2 not started', 'round 1 done, round 2 not needed')
+    """
+    return ", ".join(
+        f"round {number} {'not started' if state == 'missing' else state}" for number, state in enumerate(rounds, 1)
+    )
 
 
 #: What the bar of each stage counts, by tqdm's unit (the infer task's ``it`` are its batches).

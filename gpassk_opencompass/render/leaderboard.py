@@ -42,6 +42,7 @@ from gpassk_opencompass.render import exact_number
 
 if TYPE_CHECKING:  # the leaderboard's types, named in annotations only (the leaderboard imports this package)
     from gpassk_opencompass.leaderboard.records import Cell, Comparison, Leaderboard, Measured, RankingInfo, Row
+    from gpassk_opencompass.scoring.results import Curtailment
 
 MISSING = "-"
 FLAG = "⚠"
@@ -123,15 +124,27 @@ def format_cut(measured: Measured | None) -> str:
 
 
 def format_measured(measured: Measured | None, warnings: Sequence[str] = ()) -> str:
-    """The Measured column's text: questions, n, judge and protocol (empty when nothing is recorded), ``‡`` after
-    it when the row has warnings (told in the footnotes).
+    """The Measured column's text: questions, n, judge and protocol (empty when nothing is recorded), the
+    generations a curtailed run drew of a fixed n's, ``‡`` after it when the row has warnings (told in the
+    footnotes).
 
     >>> from gpassk_opencompass.leaderboard.records import Measured
     >>> format_measured(Measured(5, 8, "rule")), format_measured(Measured(5, 8, "rule"), ["AIME2025: 5 questions, ..."])
     ('5 questions, n = 8, rule judge', '5 questions, n = 8, rule judge ‡')
+    >>> from gpassk_opencompass.scoring.results import Curtailment
+    >>> drawn = Curtailment(n1=16, n=48, rule="all-wrong", stopped=19, generations=832, fixed_n_generations=1440)
+    >>> format_measured(Measured(30, 48, "rule", curtail=drawn))
+    '30 questions, n = 48, rule judge; generations: 832 of 1,440'
     """
     text = "" if measured is None else measured.describe()
+    if measured is not None and measured.curtail is not None:
+        text += f"; generations: {curtail_generations(measured.curtail)}"
     return f"{text} {WARNED}".lstrip() if warnings else text
+
+
+def curtail_generations(curtail: Curtailment) -> str:
+    """What a curtailed run drew of what a fixed n draws: ``'832 of 1,440'``."""
+    return f"{curtail.generations:,} of {curtail.fixed_n_generations:,}"
 
 
 def warning_footnotes(leaderboard: Leaderboard) -> list[str]:
@@ -331,8 +344,8 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
     >>> columns = leaderboard_columns(16, (1.0,))
     >>> row = Row("m", "m", {c.label: Cell(v) for c, v in zip(columns, [50.0, 12.5, None])})
     >>> print(render_csv(Leaderboard(16, columns, (BenchmarkTable("AIME2025", (row,)),))), end="")
-    benchmark,model,Greedy,G-Pass@16_1.0,mG-Pass@16,complete,questions,n,judge,protocol,generations,cut,no_answer,cut_share,cut_source,warnings
-    AIME2025,m,50.0,12.5,,true,,,,,,,,,,
+    benchmark,model,Greedy,G-Pass@16_1.0,mG-Pass@16,complete,questions,n,judge,protocol,generations,cut,no_answer,cut_share,cut_source,curtail,fixed_n_generations,warnings
+    AIME2025,m,50.0,12.5,,true,,,,,,,,,,,,
     """
     comparison = leaderboard.comparison
     bounded = _any_incomplete(leaderboard)
@@ -405,6 +418,8 @@ MEASURED_CSV = (
     "no_answer",
     "cut_share",
     "cut_source",
+    "curtail",
+    "fixed_n_generations",
 )
 
 
@@ -415,21 +430,26 @@ def measured_fields(measured: Measured | None) -> dict[str, object]:
     >>> from gpassk_opencompass.scoring.results import CutGenerations
     >>> cut = CutGenerations(generations=40, cut=10, no_answer=2, recorded=40, source="finish_reason")
     >>> measured_fields(Measured(5, 8, "rule", None, cut))
-    {'questions': 5, 'n': 8, 'judge': 'rule', 'protocol': None, 'generations': 40, 'cut': 10, 'no_answer': 2, 'cut_share': 0.25, 'cut_source': 'finish_reason'}
+    {'questions': 5, 'n': 8, 'judge': 'rule', 'protocol': None, 'generations': 40, 'cut': 10, 'no_answer': 2, 'cut_share': 0.25, 'cut_source': 'finish_reason', 'curtail': None, 'fixed_n_generations': None}
+
+    ``curtail`` is a curtailed run's design (``'16:48:all-wrong'``), ``fixed_n_generations`` what a fixed n draws.
     """
     if measured is None:
         return dict.fromkeys(MEASURED_CSV)
-    cut = measured.cut
+    cut, curtail = measured.cut, measured.curtail
+    drawn = cut.generations if cut is not None else curtail.generations if curtail is not None else None
     return {
         "questions": measured.questions,
         "n": measured.n,
         "judge": measured.judge,
         "protocol": measured.protocol,
-        "generations": None if cut is None else cut.generations,
+        "generations": drawn,
         "cut": None if cut is None else cut.cut,
         "no_answer": None if cut is None else cut.no_answer,
         "cut_share": None if cut is None else cut.share,
         "cut_source": None if cut is None else cut.source,
+        "curtail": None if curtail is None else str(curtail.design),
+        "fixed_n_generations": None if curtail is None else curtail.fixed_n_generations,
     }
 
 

@@ -14,13 +14,15 @@ mappings alike into :class:`Question` values, each checked once by :func:`questi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from gpassk_opencompass.defaults import MAX_N
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import load_json_text
+from gpassk_opencompass.files import load_json_text, read_lines
 from gpassk_opencompass.judges import LANGUAGES
 
 #: Spellings of the two judge-prompt languages accepted in inputs (lower-cased).
@@ -46,6 +48,11 @@ _SOURCE_FIELDS: dict[str, tuple[type, ...]] = {
 }
 _ALL = (*_FIELDS, *_SOURCE_FIELDS)
 _KNOWN = frozenset(_ALL)
+#: What ``GPassKEvaluator(keep_questions=True)`` writes beside its verdict cache: one line per question as it was
+#: judged (:func:`question_lines`), read back by :func:`read_questions_file`, from which ``gpassk grid run``
+#: combines the two rounds of a curtailed run (their texts, languages and subset labels; docs/grid.md).
+QUESTIONS_FILE = "questions.jsonl"
+_QUESTION_LINE = ("id", "question", "answer", "language", "labels")
 
 
 @dataclass(frozen=True, slots=True)  # slots: a million questions in memory cost a third as much
@@ -225,3 +232,48 @@ def _per_prediction(data: Mapping, name: str, n: int, where: str) -> tuple:
                 f"got {type(value).__name__} {value!r:.80}"
             )
     return tuple(values)
+
+
+def question_lines(questions: Iterable[Question]) -> Iterator[str]:
+    """One JSON line per question, as judged: ``{"id", "question", "answer", "language", "labels"}`` (no generations).
+
+    >>> list(question_lines([Question("a", "1+1?", "2", ("2",), labels={"split": "x"})]))
+    ['{"id": "a", "question": "1+1?", "answer": "2", "language": "en", "labels": {"split": "x"}}\\n']
+    """
+    for question in questions:
+        values = (question.id, question.question, question.reference, question.language, dict(question.labels))
+        record = dict(zip(_QUESTION_LINE, values))
+        yield json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def read_questions_file(path: str | os.PathLike) -> list[Question]:
+    """The questions of a :data:`QUESTIONS_FILE` (:func:`question_lines`), in order, without generations.
+
+    Raises:
+        InputError: not such a file (a line that is not one of its records, an id twice); one line naming it.
+    """
+    questions: list[Question] = []
+    seen: set[str] = set()
+    for number, line in enumerate(read_lines(path), start=1):
+        where = f"{path} line {number}"
+        record = load_json_text(line, source=where)
+        labels = record.get("labels") if isinstance(record, dict) else None
+        if (
+            not isinstance(record, dict)
+            or tuple(record) != _QUESTION_LINE
+            or not all(isinstance(record[name], str) for name in _QUESTION_LINE[:4])
+            or not isinstance(labels, dict)
+            or not all(isinstance(key, str) and isinstance(value, str) for key, value in labels.items())
+        ):
+            raise InputError(
+                f"{where}: expected {{{', '.join(map(repr, _QUESTION_LINE))}}} with strings and string labels, as "
+                "GPassKEvaluator(keep_questions=True) writes them"
+            )
+        if record["id"] in seen:
+            raise InputError(f"{where}: id {record['id']!r} repeats an earlier line; ids must be unique")
+        seen.add(record["id"])
+        language = judge_language(record["language"], where)
+        questions.append(Question(record["id"], record["question"], record["answer"], (), language, labels))
+    if not questions:
+        raise InputError(f"{path}: no questions (the file is empty)")
+    return questions

@@ -12,7 +12,7 @@ absolute path to a JSONL of the exact composition.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from datasets import Dataset
 from opencompass.datasets.base import BaseDataset
@@ -56,7 +56,9 @@ class AIMEDataset(BaseDataset):
     """An AIME question set, tagged with its leaderboard benchmark."""
 
     @staticmethod
-    def load(path: str, benchmark: str, test_range: str | None = None) -> Dataset:
+    def load(
+        path: str, benchmark: str, test_range: str | None = None, question_ids: Sequence[str] | None = None
+    ) -> Dataset:
         """Load every question of the file.
 
         Args:
@@ -65,6 +67,7 @@ class AIMEDataset(BaseDataset):
             benchmark: the canonical benchmark name the questions stand for
                 (``AIME2024-45``, ``AIME2025``).
             test_range: only these questions, ``'[start:stop]'`` (a pilot; :func:`.files.in_range`).
+            question_ids: only the questions of these ids (a curtailed run's round 2; :func:`.files.in_range`).
 
         Returns:
             Columns ``question_id``, ``question``, ``answer``.
@@ -84,7 +87,7 @@ class AIMEDataset(BaseDataset):
                 len(rows),
                 expected,
             )
-        return Dataset.from_list(in_range(rows, test_range))
+        return Dataset.from_list(in_range(rows, test_range, question_ids))
 
     @classmethod
     def check_data(cls, benchmark: Benchmark, entry: dict, environ: Mapping[str, str], home: str) -> BenchmarkCheck:

@@ -16,7 +16,7 @@ gpassk_opencompass.errors.InputError: f record 0: 'answer' should be a number or
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from datasets import Dataset
 from opencompass.datasets.base import BaseDataset
@@ -111,7 +111,14 @@ class CompetitionDataset(BaseDataset):
     """A competition set of ``problem``/``answer`` records (Parquet or JSONL), tagged with its benchmark."""
 
     @staticmethod
-    def load(path: str, benchmark: str, hub: str, files: str | None = None, test_range: str | None = None) -> Dataset:
+    def load(
+        path: str,
+        benchmark: str,
+        hub: str,
+        files: str | None = None,
+        test_range: str | None = None,
+        question_ids: Sequence[str] | None = None,
+    ) -> Dataset:
         """Load every question.
 
         Args:
@@ -121,6 +128,7 @@ class CompetitionDataset(BaseDataset):
             hub: the Hugging Face dataset the data come from (named in errors).
             files: the glob of the files to read inside a folder (``data/train-*.parquet``).
             test_range: only these questions, ``'[start:stop]'`` (a pilot; :func:`.files.in_range`).
+            question_ids: only the questions of these ids (a curtailed run's round 2; :func:`.files.in_range`).
 
         Returns:
             Columns ``question_id``, ``question``, ``answer``.
@@ -139,7 +147,7 @@ class CompetitionDataset(BaseDataset):
         if not rows:
             raise InputError(f"{benchmark}: {where} holds no questions; {how_to_get(hub, local)}")
         check_unique_ids(places)
-        return Dataset.from_list(in_range(rows, test_range))
+        return Dataset.from_list(in_range(rows, test_range, question_ids))
 
     @classmethod
     def check_data(cls, benchmark: Benchmark, entry: dict, environ: Mapping[str, str], home: str) -> BenchmarkCheck:

@@ -7,7 +7,7 @@ it with :func:`gpassk_opencompass.plugin.data_paths.locate_dataset` (no download
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from gpassk_opencompass.checks import question_range
 from gpassk_opencompass.errors import InputError
@@ -35,16 +35,42 @@ def locate(dataset_id: str, how_to_get: str, *, hub: bool = False) -> DataLocati
     )
 
 
-def in_range(rows: list[dict], test_range: str | None) -> list[dict]:
-    """The questions of a pilot: ``rows[start:stop]`` for ``test_range='[start:stop]'`` (all when ``None``).
+def in_range(rows: list[dict], test_range: str | None, question_ids: Sequence[str] | None = None) -> list[dict]:
+    """The questions of a pilot, ``rows[start:stop]`` for ``test_range='[start:stop]'`` (all when ``None``), and of
+    those the ones ``question_ids`` names (all when ``None``), in the data's order.
 
     Applied by the loaders to the questions, before OpenCompass repeats them n times (its own
-    ``reader_cfg['test_range']`` slices the repeated rows, which would keep some replicas only).
+    ``reader_cfg['test_range']`` slices the repeated rows, which would keep some replicas only). ``question_ids``
+    is what round 2 of a curtailed run draws: the questions round 1 did not stop, named in the config
+    ``gpassk grid run`` writes for it (docs/grid.md, "Curtailed grids").
 
     >>> in_range([{"q": 1}, {"q": 2}, {"q": 3}], "[1:]"), len(in_range([{}] * 3, None))
     ([{'q': 2}, {'q': 3}], 3)
+    >>> [row["question_id"] for row in in_range([{"question_id": i} for i in "abcd"], "[:3]", ["c", "a"])]
+    ['a', 'c']
+    >>> in_range([{"question_id": "a"}], None, ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: question_ids names 'b', which the data do not hold (1 question read); the data changed since round 1 chose it: give the data round 1 read
     """
-    return rows if test_range is None else rows[question_range(test_range, "test_range")]
+    if test_range is not None:
+        rows = rows[question_range(test_range, "test_range")]
+    if question_ids is None:
+        return rows
+    wanted = list(question_ids)
+    if len(set(wanted)) < len(wanted):
+        twice = next(name for index, name in enumerate(wanted) if name in wanted[:index])
+        raise InputError(f"question_ids names {twice!r} twice; name each question once")
+    chosen = set(wanted)
+    kept = [row for row in rows if row.get("question_id") in chosen]
+    found = {row["question_id"] for row in kept}
+    absent = next((name for name in wanted if name not in found), None)
+    if absent is not None:
+        raise InputError(
+            f"question_ids names {absent!r}, which the data do not hold ({len(rows)} question"
+            f"{'s' if len(rows) != 1 else ''} read); the data changed since round 1 chose it: give the data round 1 read"
+        )
+    return kept
 
 
 def read_jsonl(path: str) -> Iterator[dict]:

@@ -182,6 +182,7 @@ class LiveMathBenchDataset(BaseDataset):
         cot: bool = True,
         version: str = "202412",
         test_range: str | None = None,
+        question_ids: Sequence[str] | None = None,
     ) -> Dataset:
         """Load the chosen splits x languages, in that order.
 
@@ -193,6 +194,7 @@ class LiveMathBenchDataset(BaseDataset):
             cot: ask for step-by-step reasoning in the prompt.
             version: ``202412`` or ``202505``.
             test_range: only these questions, ``'[start:stop]'`` (a pilot; :func:`.files.in_range`).
+            question_ids: only the questions of these ids (a curtailed run's round 2; :func:`.files.in_range`).
 
         Returns:
             Columns ``question_id``, ``question``, ``answer``, ``question_type``,
@@ -232,7 +234,7 @@ class LiveMathBenchDataset(BaseDataset):
                         "prompt_version": prompt_version(cot),
                     }
                 )
-        return Dataset.from_list(in_range(rows, test_range))
+        return Dataset.from_list(in_range(rows, test_range, question_ids))
 
     @classmethod
     def check_data(cls, benchmark: Benchmark, entry: dict, environ: Mapping[str, str], home: str) -> BenchmarkCheck:

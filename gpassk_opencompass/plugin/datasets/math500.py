@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from datasets import Dataset
 from opencompass.datasets.base import BaseDataset
@@ -119,6 +119,7 @@ class Math500Level5Dataset(BaseDataset):
         file_name: str = "test_prm800k_500.json",
         level: int = 5,
         test_range: str | None = None,
+        question_ids: Sequence[str] | None = None,
     ) -> Dataset:
         """Load the questions of ``level``.
 
@@ -128,6 +129,7 @@ class Math500Level5Dataset(BaseDataset):
             file_name: the file inside a directory ``path``.
             level: the difficulty to keep.
             test_range: only these questions, ``'[start:stop]'`` (a pilot; :func:`.files.in_range`).
+            question_ids: only the questions of these ids (a curtailed run's round 2; :func:`.files.in_range`).
 
         Returns:
             Columns ``question_id``, ``problem``, ``answer``, ``subject``, ``level``.
@@ -148,7 +150,7 @@ class Math500Level5Dataset(BaseDataset):
             logger.warning(
                 "MATH500-L5: {} has {} level-5 questions; the published column used {}", file_path, len(rows), expected
             )
-        return Dataset.from_list(in_range(rows, test_range))
+        return Dataset.from_list(in_range(rows, test_range, question_ids))
 
     @classmethod
     def check_data(cls, benchmark: Benchmark, entry: dict, environ: Mapping[str, str], home: str) -> BenchmarkCheck:

@@ -78,6 +78,29 @@ def prediction_parts(run_dir: Path, model_abbr: str, dataset_abbr: str) -> list[
     return [found[index] for index in sorted(found)]
 
 
+def prediction_texts(run_dir: Path, model_abbr: str, dataset_abbr: str) -> list[str]:
+    """The generations of one model x dataset of a run, one per row in OpenCompass's order (every part).
+
+    Raises:
+        InputError: no predictions file, a part missing, a row that is not OpenCompass's or holds other than one
+            generation (one line naming it).
+    """
+    found = prediction_parts(run_dir, model_abbr, dataset_abbr)
+    if not found:
+        raise InputError(
+            f"{Path(run_dir) / 'predictions' / model_abbr / dataset_abbr}.json does not exist (nor its _0, _1... "
+            "parts): the run's infer task did not finish"
+        )
+    texts = []
+    for file in found:
+        for row, record in _rows(file):
+            prediction = _predictions(record.get("prediction"), f"{file} row {row}")
+            if len(prediction) != 1:
+                raise InputError(f"{file} row {row}: holds {len(prediction)} generations; expected one per row")
+            texts += prediction
+    return texts
+
+
 def _listed(files: Iterable[Path]) -> str:
     names = sorted((file.name for file in files), key=lambda name: (len(name), name))
     return ", ".join(names[:4]) + (f" ... {names[-1]}" if len(names) > 4 else "")
