@@ -302,3 +302,10 @@ def test_first_counts_are_a_plain_count_of_each_questions_first_verdicts(questio
     right, unsure = details.first_counts(draws)
     assert right.tolist() == [q[:draws].count(True) for q in questions]
     assert unsure.tolist() == [q[:draws].count(None) for q in questions]
+
+
+def test_plan_from_a_curtailed_pilot_says_its_design(tmp_path, capsys):
+    score(capsys, tmp_path, write_jsonl(tmp_path / "gens.jsonl", QUESTIONS), "--curtail", "4:12")
+    done = run_main(capsys, "plan", str(tmp_path / "scores.json"), "--k", "4", "--n", "12", "24")
+    assert done.returncode == 0, done.stderr
+    assert "Pilot: 6 questions, n = 4 or 12 (curtailed, all-wrong)." in done.stdout

@@ -97,6 +97,8 @@ class PlanReport:
         pilot_questions: its question count.
         pilot_n: its generations per question (``None`` when it varies).
         pilot_unresolved: unresolved verdicts left out of the pilot's counts.
+        pilot_curtail: the curtailed design the pilot was drawn under (``"16:48:all-wrong"``), ``None`` for a fixed n;
+            its per-question p are its Beta posteriors, which depend only on (N, C) whatever the stop.
         level: the intervals' level.
         include_question_sampling: whether the between-question variance is planned for.
         rows: the planning table.
@@ -119,6 +121,7 @@ class PlanReport:
     calibration: tuple[CalibrationPoint, ...] = ()
     warnings: tuple[str, ...] = ()
     curtailed: CurtailedPlan | None = None
+    pilot_curtail: str | None = None
     #: The ``schema`` of its JSON (:mod:`gpassk_opencompass.render.reports`).
     schema: ClassVar[str] = "gpassk-plan/1"
 
@@ -241,6 +244,7 @@ def plan_results(
         targets=tuple(targets),
         warnings=tuple(warnings),
         curtailed=curtailed,
+        pilot_curtail=None if pilot.design is None else str(pilot.design),
     )
 
 

@@ -200,6 +200,9 @@ def _plan_markdown(report: PlanReport) -> str:
         else "a fixed question set (generation noise only)"
     )
     pilot_n = report.pilot_n if report.pilot_n is not None else "varying"
+    if report.pilot_curtail is not None:  # a curtailed pilot: its questions hold n1 or n, by its design
+        n1, n, rule = report.pilot_curtail.split(":")
+        pilot_n = f"{n1} or {n} (curtailed, {rule})"
     lines = [
         f"# Sample-size plan from {report.pilot}",
         "",
