@@ -61,6 +61,20 @@ def compass_cache(tmp_path, monkeypatch):
     return tmp_path / "cache"
 
 
+@pytest.fixture
+def offline_env(tmp_path, monkeypatch):
+    """The environment of an offline OpenCompass run (``opencompass_e2e.offline_environment``) for the whole test,
+    with ``tmp_path`` as the working folder (OpenCompass's local runner writes ``tmp/`` there); the data root."""
+    from opencompass_e2e import offline_environment
+
+    data_root = tmp_path / "data_root"
+    for name, value in offline_environment(data_root, tmp_path).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("DATASET_SOURCE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return data_root
+
+
 #: Fixtures that launch the real opencompass CLI: a test using one is an end-to-end test.
 E2E_FIXTURES = frozenset({"tiny_opencompass_run", "real_dump"})
 

@@ -128,21 +128,27 @@ def opencompass_cli() -> str:
     return str(Path(sys.executable).parent / "opencompass")
 
 
+def offline_environment(data_root: Path, scratch: Path) -> dict[str, str]:
+    """What an offline OpenCompass run needs set: the data cache, offline hubs, a dummy key, and a tiktoken cache
+    under ``scratch`` that holds nothing (OpenAISDK's start-up download fails fast). ``DATASET_SOURCE`` must be unset.
+    """
+    return dict(
+        COMPASS_DATA_CACHE=str(data_root),
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        OPENAI_API_KEY="EMPTY",
+        TIKTOKEN_CACHE_DIR=str(scratch / "no-tiktoken"),
+    )
+
+
 def run_opencompass(config: Path, workdir: Path, data_root: Path, *extra: str, timeout: float = 600) -> Path:
     """Run ``opencompass CONFIG -w WORKDIR`` offline; return the single timestamped output dir.
 
     The CLI exits 0 even when a task fails, so callers assert on result files;
     on a missing result the task logs under ``logs/`` say why.
     """
-    env = dict(
-        os.environ,
-        COMPASS_DATA_CACHE=str(data_root),
-        HF_HUB_OFFLINE="1",
-        HF_DATASETS_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
-        OPENAI_API_KEY="EMPTY",
-        TIKTOKEN_CACHE_DIR=str(workdir / "no-tiktoken"),
-    )
+    env = dict(os.environ, **offline_environment(data_root, workdir))
     env.pop("DATASET_SOURCE", None)
     completed = subprocess.run(
         [opencompass_cli(), str(config), "-w", str(workdir), *extra],

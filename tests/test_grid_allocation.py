@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from generated_configs import generate_configs
+from generated_configs import stand_in_grid
 from gpassk_opencompass.cli import main
 from tiny_data import write_grid_data
 
@@ -38,15 +38,7 @@ def recorded(tmp_path, compass_cache, monkeypatch):
     """Run ``gpassk grid run ARGS`` inside a fake job; return the environments the launches got."""
     write_grid_data(compass_cache)
     configs = tmp_path / "configs"
-    generate_configs(
-        "self_served.py",
-        configs,
-        "model_url=http://127.0.0.1:9/v1",
-        "benchmarks=[AIME2025]",
-        "greedy=False",
-        "n=2",
-        "k=[1]",
-    )
+    stand_in_grid(configs, "AIME2025")
     record = tmp_path / "environments.jsonl"
     fake = tmp_path / "opencompass"
     fake.write_text(

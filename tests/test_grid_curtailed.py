@@ -82,32 +82,14 @@ class Scripted:
 
 
 @pytest.fixture
-def offline(tmp_path, monkeypatch):
-    """Offline hubs, the tiny data's cache, a dummy key, no tiktoken download; cwd = tmp (OpenCompass's tmp/)."""
-    data_root = tmp_path / "data_root"
-    for name, value in dict(
-        COMPASS_DATA_CACHE=str(data_root),
-        HF_HUB_OFFLINE="1",
-        HF_DATASETS_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
-        OPENAI_API_KEY="EMPTY",
-        TIKTOKEN_CACHE_DIR=str(tmp_path / "no-tiktoken"),
-    ).items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("DATASET_SOURCE", raising=False)
-    monkeypatch.chdir(tmp_path)
-    return data_root
-
-
-@pytest.fixture
-def grid(tmp_path, offline, loopback_openai):
+def grid(tmp_path, offline_env, loopback_openai):
     """The tiny LiveMathBench (4 splits x 2 languages), the scripted server, the generated curtailed grid."""
     places = [(split, language) for split in ("CNMO", "CCEE", "AMC", "WLPMC") for language in ("cn", "en")]
     questions = [
         TinyQuestion(split, language, f"{split} {language}: what is {i} + 10?", str(i + 10), {})
         for i, (split, language) in enumerate(places)
     ]
-    write_livemathbench(offline, questions)
+    write_livemathbench(offline_env, questions)
     model = Scripted(questions)
     server = loopback_openai(model, model_name="scripted")
     configs = tmp_path / "configs"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from generated_configs import generate_configs
+from generated_configs import stand_in_grid
 from gpassk_opencompass.cli import main
 from gpassk_opencompass.grid.launch import Launch, Launcher, LaunchOptions, opencompass_command
 from gpassk_opencompass.grid.status import GridRun, load_grid
@@ -84,15 +84,7 @@ def grid_data(compass_cache):
 def grid(tmp_path):
     """Three self-served configs (no server is contacted: OpenCompass is the stand-in)."""
     configs = tmp_path / "configs"
-    runs = generate_configs(
-        "self_served.py",
-        configs,
-        "model_url=http://127.0.0.1:9/v1",
-        "benchmarks=[AIME2025, MATH500-L5, LiveMathBench-202412]",
-        "greedy=False",
-        "n=2",
-        "k=[1]",
-    )
+    runs = stand_in_grid(configs, "AIME2025", "MATH500-L5", "LiveMathBench-202412")
     return configs, runs
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from generated_configs import generate_configs
+from generated_configs import stand_in_grid
 from gpassk_opencompass.cli import main
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.grid.launch import LaunchOptions, validate_options
@@ -25,15 +25,7 @@ HOSTILE = "gpu; touch pwned #"
 @pytest.fixture
 def configs(tmp_path):
     folder = tmp_path / "configs"
-    generate_configs(
-        "self_served.py",
-        folder,
-        "model_url=http://127.0.0.1:9/v1",
-        "benchmarks=[AIME2025]",
-        "greedy=False",
-        "n=2",
-        "k=[1]",
-    )
+    stand_in_grid(folder, "AIME2025")
     return folder
 
 

@@ -19,9 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from generated_configs import REPO, generate_configs
+from generated_configs import REPO, generate_configs, sleeping_opencompass, stand_in_grid
 from opencompass_e2e import TinyQuestion, write_livemathbench
-from test_grid_status import offline_env  # noqa: F401 - a fixture
 from tiny_data import write_grid_data
 
 
@@ -94,36 +93,19 @@ def stop_and_check(process: subprocess.Popen, work: Path, signum: int) -> str:
     return err
 
 
-SLEEPER = """\
-import subprocess, sys, time
-child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
-time.sleep(300)
-"""
-
-
 @pytest.mark.e2e  # a real gpassk process (and its launch's children), stopped by a signal
 def test_sighup_stops_the_launches_and_their_children(tmp_path, compass_cache):
     write_grid_data(compass_cache)
     configs = tmp_path / "configs"
-    generate_configs(
-        "self_served.py",
-        configs,
-        "model_url=http://127.0.0.1:9/v1",
-        "benchmarks=[AIME2025]",
-        "greedy=False",
-        "n=2",
-        "k=[1]",
-    )
-    fake = tmp_path / "opencompass"
-    fake.write_text(f"#!{sys.executable}\n{SLEEPER}")
-    fake.chmod(0o755)
+    stand_in_grid(configs, "AIME2025")
+    fake = sleeping_opencompass(tmp_path)
     work = tmp_path / "outputs"
     process = start_grid_run(configs, work, "--opencompass", str(fake))
     stop_and_check(process, work, signal.SIGHUP)
 
 
 @pytest.mark.e2e
-def test_sigterm_stops_a_real_opencompass_launch(tmp_path, loopback_openai, offline_env):  # noqa: F811
+def test_sigterm_stops_a_real_opencompass_launch(tmp_path, loopback_openai, offline_env):
     write_livemathbench(
         offline_env,
         [

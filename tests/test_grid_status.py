@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from generated_configs import generate_configs
+from generated_configs import generate_configs, sleeping_opencompass, stand_in_grid
 from gpassk_opencompass.cli import main
 from gpassk_opencompass.grid import status as grid_status
 from gpassk_opencompass.grid.status import GridRun, config_status
@@ -41,24 +41,6 @@ def recording_opencompass(folder: Path) -> tuple[Path, Path]:
     )
     script.chmod(0o755)
     return script, record
-
-
-@pytest.fixture
-def offline_env(tmp_path, monkeypatch):
-    """What tests/opencompass_e2e.run_opencompass sets: offline hubs, a data cache, a dummy key; cwd = tmp."""
-    data_root = tmp_path / "data_root"
-    for name, value in dict(
-        COMPASS_DATA_CACHE=str(data_root),
-        HF_HUB_OFFLINE="1",
-        HF_DATASETS_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
-        OPENAI_API_KEY="EMPTY",
-        TIKTOKEN_CACHE_DIR=str(tmp_path / "no-tiktoken"),
-    ).items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("DATASET_SOURCE", raising=False)
-    monkeypatch.chdir(tmp_path)  # OpenCompass's local runner writes tmp/ in the working directory
-    return data_root
 
 
 @pytest.mark.e2e
@@ -244,28 +226,11 @@ def test_queued_while_the_grid_run_that_will_launch_it_lives(tmp_path):
 
 
 #: An ``opencompass`` that starts a child (as OpenCompass starts its tasks) and sleeps, writing nothing.
-SLEEPER = """\
-import subprocess, sys, time
-child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
-time.sleep(300)
-"""
-
-
 def sleeping_grid(tmp_path) -> tuple[Path, list[dict], Path]:
     """Three configs and an ``opencompass`` stand-in that sleeps and writes nothing."""
     configs = tmp_path / "configs"
-    runs = generate_configs(
-        "self_served.py",
-        configs,
-        "model_url=http://127.0.0.1:9/v1",
-        "benchmarks=[AIME2025, MATH500-L5, LiveMathBench-202412]",
-        "greedy=False",
-        "n=2",
-        "k=[1]",
-    )
-    fake = tmp_path / "opencompass"
-    fake.write_text(f"#!{sys.executable}\n{SLEEPER}")
-    fake.chmod(0o755)
+    runs = stand_in_grid(configs, "AIME2025", "MATH500-L5", "LiveMathBench-202412")
+    fake = sleeping_opencompass(tmp_path)
     return configs, runs, fake
 
 
@@ -415,15 +380,7 @@ def test_a_launch_before_any_task_log_is_starting(tmp_path):
 
 def test_status_cli_lines_and_exit_codes(tmp_path, capsys):
     configs = tmp_path / "configs"
-    runs = generate_configs(
-        "self_served.py",
-        configs,
-        "model_url=http://127.0.0.1:9/v1",
-        "benchmarks=[AIME2025, MATH500-L5]",
-        "greedy=False",
-        "n=2",
-        "k=[1]",
-    )
+    runs = stand_in_grid(configs, "AIME2025", "MATH500-L5")
     work = tmp_path / "outputs"
     assert main(["grid", "status", str(configs), "-w", str(work)]) == 1
     assert capsys.readouterr().out.splitlines()[-1] == "2 configs: 2 missing"

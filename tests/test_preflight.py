@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from generated_configs import generate_configs
+from generated_configs import generate_configs, stand_in_grid
 from gpassk_opencompass.cli import main
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.plugin import preflight
@@ -245,32 +245,14 @@ def _run(tmp_path, configs, recorder, *extra):
 def test_a_data_path_of_the_template_is_what_is_checked(tmp_path, grid_data, recorder, capsys, monkeypatch):
     """The check reads each config's own loader arguments: its data_paths, not the benchmark's default place."""
     missing = tmp_path / "nowhere" / "aime'2025.jsonl"
-    generate_configs(
-        "self_served.py",
-        tmp_path / "bad",
-        "model_url=http://127.0.0.1:9/v1",
-        "benchmarks=[AIME2025]",
-        "greedy=False",
-        "n=2",
-        "k=[1]",
-        f"data_paths={{'AIME2025': {str(missing)!r}}}",
-    )
+    stand_in_grid(tmp_path / "bad", "AIME2025", assignments=(f"data_paths={{'AIME2025': {str(missing)!r}}}",))
     assert _run(tmp_path, tmp_path / "bad", recorder, "--dry-run") == 2  # the default place has the data
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"needs the AIME2025 data: no data for {str(missing)!r}" in err, err
     assert "Offline: fetch" not in err  # the user's own file: no archive to fetch it from
 
     elsewhere = write_aime2025(tmp_path / "elsewhere", [("what is 1 + 1?", "2")])
-    generate_configs(
-        "self_served.py",
-        tmp_path / "good",
-        "model_url=http://127.0.0.1:9/v1",
-        "benchmarks=[AIME2025]",
-        "greedy=False",
-        "n=2",
-        "k=[1]",
-        f"data_paths={{'AIME2025': {str(elsewhere)!r}}}",
-    )
+    stand_in_grid(tmp_path / "good", "AIME2025", assignments=(f"data_paths={{'AIME2025': {str(elsewhere)!r}}}",))
     monkeypatch.setenv("COMPASS_DATA_CACHE", str(tmp_path / "empty-cache"))  # the default place is empty
     assert _run(tmp_path, tmp_path / "good", recorder, "--no-progress") == 1  # launched (the stand-in writes nothing)
     assert recorder[1].read_text().count("called") == 1
@@ -281,16 +263,7 @@ def test_a_parquet_snapshot_given_as_data_path_is_read(tmp_path, recorder, capsy
     snapshot = tmp_path / "hmmt"
     write_standin(snapshot, "HMMT-Feb-2025")  # MathArena's Hub layout under snapshot/data/MathArena/...
     folder = next(snapshot.rglob("*.parquet")).parents[1]
-    generate_configs(
-        "self_served.py",
-        tmp_path / "c",
-        "model_url=http://127.0.0.1:9/v1",
-        "benchmarks=[HMMT-Feb-2025]",
-        "greedy=False",
-        "n=2",
-        "k=[1]",
-        f"data_paths={{'HMMT-Feb-2025': {str(folder)!r}}}",
-    )
+    stand_in_grid(tmp_path / "c", "HMMT-Feb-2025", assignments=(f"data_paths={{'HMMT-Feb-2025': {str(folder)!r}}}",))
     assert _run(tmp_path, tmp_path / "c", recorder, "--dry-run") == 0
     next(folder.rglob("*.parquet")).write_bytes(b"not parquet")
     assert _run(tmp_path, tmp_path / "c", recorder, "--dry-run") == 2
@@ -300,16 +273,7 @@ def test_a_parquet_snapshot_given_as_data_path_is_read(tmp_path, recorder, capsy
 
 @pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
 def test_a_pilot_beyond_the_data_is_one_line(tmp_path, recorder, capsys):
-    generate_configs(
-        "self_served.py",
-        tmp_path / "c",
-        "model_url=http://127.0.0.1:9/v1",
-        "benchmarks=[AIME2025]",
-        "greedy=False",
-        "n=2",
-        "k=[1]",
-        "test_range=[5:9]",
-    )  # AIME2025 has 1 question here
+    stand_in_grid(tmp_path / "c", "AIME2025", assignments=("test_range=[5:9]",))  # AIME2025 has 1 question here
     assert _run(tmp_path, tmp_path / "c", recorder) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "test_range '[5:9]' selects none of its 1 questions" in err, err
