@@ -1,7 +1,7 @@
 """``gpassk view --export DIR``: the same page and documents as static files that open from ``file://``.
 
 ``DIR/index.html``, ``DIR/viewer.js``, ``DIR/viewer.css`` (the page's files) and one ``DIR/data/KEY.js`` per data
-document (:meth:`~gpassk_opencompass.view.viewer.Viewer.keys`): one file per generation text, loaded only when it is
+document (:meth:`~gpassk_opencompass.view.viewer.Viewer.document_keys`): one file per generation text, loaded only when it is
 opened, never one huge page. Every file goes through the write door (atomically, only over a regular file), and none
 is one of the inputs (checked for every file before the first is written).
 """
@@ -54,20 +54,21 @@ def export(viewer: Viewer, folder: str | os.PathLike) -> Exported:
     """
     folder = Path(folder)
     check_writable_folder(ROLE, folder)
-    keys = list(viewer.keys())
+    keys = list(viewer.document_keys())
     targets = [folder / name for name in ASSETS] + [folder / "data" / f"{key.text}.js" for key in keys]
     _check_not_inputs(targets, viewer.inputs)
     files = size = 0
+    folder.mkdir(parents=True, exist_ok=True)
+    missing = []
     for name in ASSETS:
         body = asset(name)
         if body is None:
-            logger.warning(
-                f"the page's {name} is not installed with this gpassk-opencompass; only the data is exported"
-            )
+            missing.append(name)
             continue
-        folder.mkdir(parents=True, exist_ok=True)
         write_bytes_atomic(folder / name, body)
         files, size = files + 1, size + len(body)
+    if missing:
+        logger.warning(f"the page ({', '.join(missing)}) is not installed: only its data is exported")
     made: set[Path] = set()
     for key, target in tqdm(
         zip(keys, targets[len(ASSETS) :]), total=len(keys), desc="exporting", unit="file", disable=None, leave=False

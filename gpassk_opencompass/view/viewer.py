@@ -102,7 +102,7 @@ class Viewer:
         document = self.document(key)
         return None if document is None else document_script(key.text, document)
 
-    def keys(self) -> Iterator[Key]:
+    def document_keys(self) -> Iterator[Key]:
         """Every document there is: the index, each run's map, questions and texts, each pair offered."""
         yield Key("index")
         for view_run in self.loaded.runs:
