@@ -37,11 +37,21 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from gpassk_opencompass.catalog import composition_warning
 from gpassk_opencompass.defaults import CUT_WARNING_SHARE
 from gpassk_opencompass.render import exact_number
 
 if TYPE_CHECKING:  # the leaderboard's types, named in annotations only (the leaderboard imports this package)
-    from gpassk_opencompass.leaderboard.records import Cell, Comparison, Leaderboard, Measured, RankingInfo, Row
+    from gpassk_opencompass.leaderboard.records import (
+        Cell,
+        Claim,
+        Comparison,
+        Leaderboard,
+        Measured,
+        RankingInfo,
+        Row,
+        RowWarning,
+    )
     from gpassk_opencompass.scoring.results import Curtailment
 
 MISSING = "-"
@@ -123,23 +133,74 @@ def format_cut(measured: Measured | None) -> str:
     return f"{text} {FLAG}" if share > CUT_WARNING_SHARE else text
 
 
-def format_measured(measured: Measured | None, warnings: Sequence[str] = ()) -> str:
-    """The Measured column's text: questions, n, judge and protocol (empty when nothing is recorded), the
-    generations a curtailed run drew of a fixed n's, ``‡`` after it when the row has warnings (told in the
-    footnotes).
+def format_measured(measured: Measured | None, warnings: Sequence[object] = (), claims: Sequence[Claim] = ()) -> str:
+    """The Measured column's text: what the run claims to be (:func:`format_claim`: a pilot says its questions
+    of the published column's), questions, n, judge and protocol (empty when nothing is recorded), the generations
+    a curtailed run drew of a fixed n's, ``‡`` after it when the row has warnings (told in the footnotes).
 
-    >>> from gpassk_opencompass.leaderboard.records import Measured
+    >>> from gpassk_opencompass.leaderboard.records import Measured, OwnData, Pilot
     >>> format_measured(Measured(5, 8, "rule")), format_measured(Measured(5, 8, "rule"), ["AIME2025: 5 questions, ..."])
     ('5 questions, n = 8, rule judge', '5 questions, n = 8, rule judge ‡')
+    >>> format_measured(Measured(None, 48, "llm", "gpassk-judge-v2"))
+    'n = 48, llm judge (prompt gpassk-judge-v2)'
+    >>> format_measured(Measured(5, 8, "rule"), claims=[Pilot(5, 15), OwnData("/data/a.jsonl", "ab" * 32)])
+    'pilot: 5 of 15 questions, own data: /data/a.jsonl (sha256 abababababab…), n = 8, rule judge'
     >>> from gpassk_opencompass.scoring.results import Curtailment
     >>> drawn = Curtailment(n1=16, n=48, rule="all-wrong", stopped=19, generations=832, fixed_n_generations=1440)
     >>> format_measured(Measured(30, 48, "rule", curtail=drawn))
     '30 questions, n = 48, rule judge; generations: 832 of 1,440'
     """
-    text = "" if measured is None else measured.describe()
+    parts = [format_claim(claim) for claim in claims]
+    if measured is not None:
+        piloted = any(claim.kind == "pilot" for claim in claims)  # a pilot says its questions itself
+        parts += [f"{measured.questions} questions"] if measured.questions is not None and not piloted else []
+        parts += [f"n = {measured.n}"] if measured.n is not None else []
+        if measured.judge is not None:
+            parts.append(f"{measured.judge} judge" + (f" (prompt {measured.protocol})" if measured.protocol else ""))
+    text = ", ".join(parts)
     if measured is not None and measured.curtail is not None:
         text += f"; generations: {curtail_generations(measured.curtail)}"
     return f"{text} {WARNED}".lstrip() if warnings else text
+
+
+def format_claim(claim: Claim) -> str:
+    """What a run claims to be, in words (the leaderboard's Measured column, ``gpassk view``'s run).
+
+    >>> from gpassk_opencompass.leaderboard.records import OwnData, Pilot
+    >>> format_claim(Pilot(5, 15)), format_claim(OwnData("/data/aime", None))
+    ('pilot: 5 of 15 questions', 'own data: /data/aime (no digest: a folder, or not readable here)')
+    """
+    if claim.kind == "pilot":
+        return f"pilot: {claim.questions} of {claim.published} questions"
+    digest = f"sha256 {claim.sha256[:12]}…" if claim.sha256 is not None else "no digest: a folder, or not readable here"
+    return f"own data: {claim.path} ({digest})"
+
+
+def format_warning(warning: RowWarning) -> str:
+    """A row's warning fact as one sentence: a cut share over the warning share, questions other than the
+    published column's.
+
+    >>> from gpassk_opencompass.leaderboard.records import Composition, CutShare
+    >>> format_warning(CutShare("X", "AIME2025", False, 0.234375, False, "G-Pass@16_1.0"))
+    'X on AIME2025: 23 % of generations cut at the output limit; G-Pass@16_1.0 is bounded by it; raise max_out_len'
+    >>> print(format_warning(CutShare("X", "AIME2025", True, 0.234375, True, "Greedy")))
+    X on AIME2025 (greedy): at least 23 % of generations cut at the output limit (no finish_reason recorded: counted from the text); Greedy is bounded by it; raise max_out_len
+    >>> format_warning(Composition("AIME2025", 5, 15))
+    "AIME2025: 5 questions, the published column has 15; results will not compare one to one (see 'Benchmark composition' in docs/generator.md)"
+    """
+    if warning.kind == "cut":
+        return (
+            f"{warning.label} on {warning.benchmark}{' (greedy)' if warning.greedy else ''}: "
+            f"{'at least ' * warning.lower_bound}{warning.share * 100:.0f} % of generations cut at the output limit"
+            f"{' (no finish_reason recorded: counted from the text)' * warning.lower_bound}; {warning.bounded} is "
+            "bounded by it; raise max_out_len"
+        )
+    return f"{warning.benchmark}: {composition_warning(warning.questions, warning.published)}"
+
+
+def row_warnings(row: Row) -> list[str]:
+    """A row's warnings in words (:func:`format_warning`), each once."""
+    return list(dict.fromkeys(format_warning(warning) for warning in row.warnings))
 
 
 def curtail_generations(curtail: Curtailment) -> str:
@@ -150,9 +211,7 @@ def curtail_generations(curtail: Curtailment) -> str:
 def warning_footnotes(leaderboard: Leaderboard) -> list[str]:
     """Every row's warnings (:attr:`~gpassk_opencompass.leaderboard.records.Row.warnings`), in table order, each once
     (a table's rows with as many questions share one composition warning)."""
-    return list(
-        dict.fromkeys(warning for table in leaderboard.tables for row in table.rows for warning in row.warnings)
-    )
+    return list(dict.fromkeys(text for table in leaderboard.tables for row in table.rows for text in row_warnings(row)))
 
 
 def incomplete_footnotes(leaderboard: Leaderboard) -> list[str]:
@@ -305,7 +364,10 @@ def render_markdown(leaderboard: Leaderboard, *, intervals: bool = False) -> str
                 cells.append(format_cell(cell, intervals, mark="\\" + INCOMPLETE))
                 if comparison:
                     cells.append(format_comparison(cell, comparison))
-            cells += [format_cut(row.measured), _escape_markdown(format_measured(row.measured, row.warnings))]
+            cells += [
+                format_cut(row.measured),
+                _escape_markdown(format_measured(row.measured, row.warnings, row.claims)),
+            ]
             lines.append("| " + " | ".join(cells) + " |")
         blocks.append("\n".join(lines))
     footnotes = [f"\\{INCOMPLETE} {_escape_markdown(note)}  " for note in incomplete_footnotes(leaderboard)]
@@ -335,7 +397,8 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
     the next is not significant); when any row's values cannot be believed
     (tabulated as asked) also ``consistent``; last what the row measured (:data:`MEASURED_CSV`:
     ``questions``, ``n``, ``judge``, ``protocol``, ``generations``, ``cut``, ``no_answer``, ``cut_share``,
-    ``cut_source``, empty where not recorded) and ``warnings`` (its warnings, joined by ``; ``).
+    ``cut_source``, ``curtail``, ``fixed_n_generations``, ``claims``, empty where not recorded) and ``warnings``
+    (its warnings, joined by ``; ``).
     Text cells (benchmark, model, judge, warnings) that a spreadsheet would run as a formula get a
     leading ``'`` (:func:`csv_text`).
 
@@ -344,8 +407,8 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
     >>> columns = leaderboard_columns(16, (1.0,))
     >>> row = Row("m", "m", {c.label: Cell(v) for c, v in zip(columns, [50.0, 12.5, None])})
     >>> print(render_csv(Leaderboard(16, columns, (BenchmarkTable("AIME2025", (row,)),))), end="")
-    benchmark,model,Greedy,G-Pass@16_1.0,mG-Pass@16,complete,questions,n,judge,protocol,generations,cut,no_answer,cut_share,cut_source,curtail,fixed_n_generations,warnings
-    AIME2025,m,50.0,12.5,,true,,,,,,,,,,,,
+    benchmark,model,Greedy,G-Pass@16_1.0,mG-Pass@16,complete,questions,n,judge,protocol,generations,cut,no_answer,cut_share,cut_source,curtail,fixed_n_generations,claims,warnings
+    AIME2025,m,50.0,12.5,,true,,,,,,,,,,,,,
     """
     comparison = leaderboard.comparison
     bounded = _any_incomplete(leaderboard)
@@ -400,9 +463,9 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
                     *("" if end is None else str(end) for end in interval),
                     "" if row.rank is None else str(row.order_uncertain).lower(),
                 ]
-            measured = measured_fields(row.measured)
+            measured = measured_fields(row.measured, row.claims)
             record += ["" if measured[name] is None else csv_text(str(measured[name])) for name in MEASURED_CSV]
-            record.append(csv_text("; ".join(row.warnings)))
+            record.append(csv_text("; ".join(row_warnings(row))))
             writer.writerow(record)
     return buffer.getvalue()
 
@@ -420,22 +483,25 @@ MEASURED_CSV = (
     "cut_source",
     "curtail",
     "fixed_n_generations",
+    "claims",
 )
 
 
-def measured_fields(measured: Measured | None) -> dict[str, object]:
-    """What a row measured as plain fields (:data:`MEASURED_CSV`; ``None`` where not recorded).
+def measured_fields(measured: Measured | None, claims: Sequence[Claim] = ()) -> dict[str, object]:
+    """What a row measured and claims as plain fields (:data:`MEASURED_CSV`; ``None`` where not recorded).
 
     >>> from gpassk_opencompass.leaderboard.records import Measured
     >>> from gpassk_opencompass.scoring.results import CutGenerations
     >>> cut = CutGenerations(generations=40, cut=10, no_answer=2, recorded=40, source="finish_reason")
     >>> measured_fields(Measured(5, 8, "rule", None, cut))
-    {'questions': 5, 'n': 8, 'judge': 'rule', 'protocol': None, 'generations': 40, 'cut': 10, 'no_answer': 2, 'cut_share': 0.25, 'cut_source': 'finish_reason', 'curtail': None, 'fixed_n_generations': None}
+    {'questions': 5, 'n': 8, 'judge': 'rule', 'protocol': None, 'generations': 40, 'cut': 10, 'no_answer': 2, 'cut_share': 0.25, 'cut_source': 'finish_reason', 'curtail': None, 'fixed_n_generations': None, 'claims': None}
 
-    ``curtail`` is a curtailed run's design (``'16:48:all-wrong'``), ``fixed_n_generations`` what a fixed n draws.
+    ``curtail`` is a curtailed run's design (``'16:48:all-wrong'``), ``fixed_n_generations`` what a fixed n draws,
+    ``claims`` what the run claims to be (:func:`format_claim`, joined by ``; ``).
     """
+    said = "; ".join(format_claim(claim) for claim in claims) or None
     if measured is None:
-        return dict.fromkeys(MEASURED_CSV)
+        return dict.fromkeys(MEASURED_CSV) | {"claims": said}
     cut, curtail = measured.cut, measured.curtail
     drawn = cut.generations if cut is not None else curtail.generations if curtail is not None else None
     return {
@@ -450,6 +516,7 @@ def measured_fields(measured: Measured | None) -> dict[str, object]:
         "cut_source": None if cut is None else cut.source,
         "curtail": None if curtail is None else str(curtail.design),
         "fixed_n_generations": None if curtail is None else curtail.fixed_n_generations,
+        "claims": said,
     }
 
 
@@ -502,7 +569,7 @@ def render_json(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
         {"model": row.label, "benchmark": table.benchmark, "warning": warning}
         for table in leaderboard.tables
         for row in table.rows
-        for warning in row.warnings
+        for warning in row_warnings(row)
     ]
     ranking = leaderboard.ranking
     doubtful = [
@@ -522,7 +589,7 @@ def render_json(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
         return _dump(values)
     document: dict = {"leaderboard": values, "complete": not incomplete}
     document["measured"] = [
-        {"model": row.label, "benchmark": table.benchmark, **measured_fields(row.measured)}
+        {"model": row.label, "benchmark": table.benchmark, **measured_fields(row.measured, row.claims)}
         for table in leaderboard.tables
         for row in table.rows
     ]
@@ -550,14 +617,9 @@ def render_json(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
             ],
         }
     if leaderboard.missing:
+        named = ("model_abbr", "dataset_abbr", "display_name", "benchmark")
         document["missing"] = [
-            {
-                "model_abbr": run.model_abbr,
-                "dataset_abbr": run.dataset_abbr,
-                "display_name": run.display_name,
-                "benchmark": run.benchmark,
-                "manifest": str(run.manifest),
-            }
+            {name: getattr(run, name) for name in named} | {"manifest": str(run.manifest)}
             for run in leaderboard.missing
         ]
     if doubtful:
