@@ -43,7 +43,7 @@ from gpassk_opencompass.leaderboard.table import LEADERBOARD_THRESHOLDS, build_l
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.render import require_extra
 from gpassk_opencompass.render.formats import EXTRAS, FORMATS, SUFFIXES
-from gpassk_opencompass.render.html import explorer_base
+from gpassk_opencompass.render.html import explorer_base, render_html
 
 
 class LeaderboardOutcome(enum.Enum):
@@ -298,7 +298,7 @@ def write_outputs(
     links its rows to their runs in the ``explorer`` export, as the page reaches it."""
     for path, fmt in targets:
         if fmt == "html" and explorer is not None:
-            text = FORMATS[fmt](board, intervals=intervals, explorer=explorer_base(explorer, path))
+            text = render_html(board, intervals=intervals, explorer=explorer_base(explorer, path))
         else:
             text = FORMATS[fmt](board, intervals=intervals)
         text = text if text.endswith("\n") else text + "\n"
