@@ -129,18 +129,16 @@ def explorer_link(explorer: str | None, run: str | None) -> str:
 
 def explorer_base(explorer: str, page: str | os.PathLike | None) -> str:
     """``--explorer`` as the page at ``page`` reaches it: an ``http(s)://`` address as given, a folder relative
-    to the page's folder (the current folder for stdout), always starting ``./``, ``../`` or ``/`` so no part of
-    it reads as a URL scheme.
+    to the page's folder (the current folder for stdout), so page and export move together; it always starts
+    ``./`` or ``../``, so no part of it reads as a URL scheme.
 
     >>> explorer_base("out/explorer", "out/board.html"), explorer_base("javascript:x", None)
     ('./explorer', './javascript:x')
-    >>> explorer_base("https://example.org/runs/", "board.html"), explorer_base("/srv/explorer", None)
-    ('https://example.org/runs/', '/srv/explorer')
+    >>> explorer_base("https://example.org/runs/", "board.html"), explorer_base("/srv/explorer", "/srv/www/b.html")
+    ('https://example.org/runs/', '../explorer')
     """
     if explorer.startswith(("http://", "https://")):
         return explorer
-    if os.path.isabs(explorer):
-        return pathlib.PurePath(explorer).as_posix()
     start = os.path.dirname(os.path.abspath(page)) if page is not None else os.getcwd()
     relative = pathlib.PurePath(os.path.relpath(os.path.abspath(explorer), start)).as_posix()
     return relative if relative.startswith("../") else f"./{relative}"
