@@ -128,8 +128,8 @@ def test_the_page_in_headless_chromium(tmp_path):
         assert [row[0] for row in table["rows"]] == sorted(expected, key=lambda m: expected[m][-1])
         for model, *cells, cut, measured in table["rows"]:
             assert cells == [f"{value:.1f}" for value in expected[model]]
-            # what each row measured: the fixtures' results predate the cut counts; 24 questions, not 238
-            assert (cut, measured) == ("-", "24 questions, n = 32, rule judge ‡")
+            # what each row measured: the fixtures' results predate the cut counts; a pilot: 24 questions of 238
+            assert (cut, measured) == ("-", "pilot: 24 of 238 questions, n = 32, rule judge ‡")
 
         # the chart drew (matplotlib's SVG): a visible line per model, in its row's colour, through
         # markers placed by the results' values: x affine in τ, y affine in the value, higher is up
