@@ -181,6 +181,7 @@ def test_the_leaderboard_shows_the_cut_share_and_warns(scored, capsys, monkeypat
             "cut_source": "finish_reason" if recorded else "extraction",
             "curtail": None,
             "fixed_n_generations": None,
+            "claims": "pilot: 4 of 15 questions",
         }
     ]
     assert [entry["warning"] for entry in document["warnings"]] == [
