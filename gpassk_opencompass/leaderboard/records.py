@@ -234,7 +234,7 @@ class RunResult:
     @property
     def measured(self) -> Measured:
         """What the run measured, as a row shows it."""
-        return Measured(self.questions, self.n, self.judge, self.protocol, self.cut, self.curtail)
+        return Measured(self.questions, self.n, self.judge, self.protocol, self.cut, self.curtail, self.claims)
 
 
 @dataclass(frozen=True)
@@ -248,6 +248,7 @@ class Measured:
         protocol: the judge prompt's version (``None``: the rule judge, or not recorded).
         cut: the generations cut at the output limit (``None``: not recorded, results before schema 3).
         curtail: what a curtailed run drew (``None``: a fixed n).
+        claims: what the run claims to be (:attr:`RunResult.claims`: a pilot, the user's own data).
 
     Its words are the renderer's (:func:`~gpassk_opencompass.render.leaderboard.format_measured`).
     """
@@ -258,6 +259,7 @@ class Measured:
     protocol: str | None = None
     cut: CutGenerations | None = None
     curtail: Curtailment | None = None
+    claims: tuple[Claim, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -346,11 +348,11 @@ class Row:
             table is not significant at the ranking's level.
         problems: ``"<results file>: <why>"`` for each of its runs whose values cannot be
             believed, tabulated only because that was asked for (``allow_inconsistent``).
-        measured: what its sampled run (else its greedy run) measured: questions, n, judge, protocol, cut share.
+        measured: what its sampled run (else its greedy run) measured: questions, n, judge, protocol, cut share,
+            and what it claims to be.
         warnings: what a reader of its numbers must know (:class:`CutShare`: a cut share over
             :data:`~gpassk_opencompass.defaults.CUT_WARNING_SHARE`; :class:`Composition`: questions that are not
             the published column's), as facts.
-        claims: what its sampled run (else its greedy run) claims to be (:attr:`RunResult.claims`).
         runs: ``(sampled run's id, greedy run's id)`` (:func:`run_id`; ``None`` where there is none).
     """
 
@@ -369,7 +371,6 @@ class Row:
     problems: tuple[str, ...] = ()
     measured: Measured | None = None
     warnings: tuple[RowWarning, ...] = ()
-    claims: tuple[Claim, ...] = ()
     runs: tuple[str | None, str | None] = (None, None)
 
 

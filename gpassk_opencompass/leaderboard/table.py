@@ -5,7 +5,7 @@ mG-Pass@k ascending), greedy from the greedy run, the rest from the sampled run,
 largest every sampled run has (:attr:`Leaderboard.k_reason`). Every selection rule (the run written last wins,
 a complete run over an incomplete one, incomplete or unbelievable runs left out unless allowed, one row per
 temperature) is reported as a :class:`Notice`. Each row says what it measured (:attr:`Row.measured`), what its run
-claims to be (:attr:`Row.claims`: a pilot, the user's own data) and warns (:attr:`Row.warnings`, facts worded by
+claims to be (:attr:`Measured.claims`: a pilot, the user's own data) and warns (:attr:`Row.warnings`, facts worded by
 :func:`~gpassk_opencompass.render.leaderboard.format_warning`) of a cut share over
 :data:`~gpassk_opencompass.defaults.CUT_WARNING_SHARE` (:func:`cut_share`) or questions other than the published
 column's. See docs/leaderboard.md, "Which runs make the table".
@@ -411,7 +411,6 @@ def _row(
         problems=tuple(f"{source.results_path}: {problem}" for source in runs for problem in source.problems),
         measured=run.measured,
         warnings=warnings,
-        claims=run.claims,
         runs=(sampled.run_id if sampled else None, greedy.run_id if greedy else None),
     )
 

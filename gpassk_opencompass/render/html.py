@@ -169,7 +169,7 @@ def render_html(
 
     colors = plots.model_colors(leaderboard)
     series = plots.series_index(leaderboard)
-    ranking = getattr(leaderboard, "ranking", None)  # set by the ranking step when asked
+    ranking = leaderboard.ranking
     panels = tuple(
         _panel(
             leaderboard,
@@ -217,7 +217,7 @@ def _panel(
 ) -> Panel:
     comparison = leaderboard.comparison
     last = leaderboard.columns[-1].label if leaderboard.columns else ""
-    ranked = any(getattr(row, "rank", None) is not None for row in table.rows)
+    ranked = any(row.rank is not None for row in table.rows)
     headers = [Header("Rank", "number")] if ranked else []
     headers.append(Header("LLMs", "text"))
     for column in leaderboard.columns:
@@ -255,12 +255,12 @@ def _panel(
                 colors[row.label],
                 tuple(cells),
                 _rank_cell(row, leaderboard) if ranked else None,
-                bool(getattr(row, "order_uncertain", False)),
-                "; ".join(getattr(row, "problems", ())),
+                row.order_uncertain,
+                "; ".join(row.problems),
                 explorer_link(explorer, sampled or greedy),
             )
         )
-    ranking = getattr(leaderboard, "ranking", None)
+    ranking = leaderboard.ranking
     level = f" at the {_percent(ranking.level)} level" if ranking is not None else ""
     return Panel(
         index=index,
@@ -273,7 +273,7 @@ def _panel(
         + tuple(f"{WARNED} {note}" for note in warning_footnotes(replace(leaderboard, tables=(table,)))),
         chart=chart,
         ranked=ranked,
-        bars=any(row.curve and getattr(row, "curve_intervals", ()) for row in table.rows),
+        bars=any(row.curve and row.curve_intervals for row in table.rows),
         uncertain_title=f"the order of this row and the next is not significant{level}",
     )
 
@@ -288,7 +288,7 @@ def _measured_cells(row: Row) -> list[CellView]:
     [('25 % ⚠', '0.25', 'cut warned'), ('5 questions, n = 8, rule judge', '5 questions, n = 8, rule judge', 'measured')]
     """
     measured = row.measured
-    text, warning = format_measured(measured, row.warnings, row.claims), "; ".join(row_warnings(row))
+    text, warning = format_measured(measured, row.warnings), "; ".join(row_warnings(row))
     if measured is None or measured.cut is None:
         return [
             CellView(format_cut(measured), "", "cut missing", "not recorded (results before schema 3)"),
@@ -336,13 +336,13 @@ def _rank_cell(row: Row, leaderboard: Leaderboard) -> CellView:
     >>> _rank_cell(Row("m", "m", {}), Leaderboard(16, (), ()))
     CellView(text='-', value='', classes='rank missing', title='', interval='', href='')
     """
-    rank = getattr(row, "rank", None)
+    rank = row.rank
     if rank is None:
         return CellView("-", "", "rank missing")
-    interval = getattr(row, "rank_interval", None)
+    interval = row.rank_interval
     if interval is None:
         return CellView(str(rank), str(rank), "rank")
-    ranking = getattr(leaderboard, "ranking", None)
+    ranking = leaderboard.ranking
     level = f"{_percent(ranking.level)} " if ranking is not None else ""
     low, high = interval
     return CellView(str(rank), str(rank), "rank", f"{level}rank interval: {low} to {high}", f"[{low}, {high}]")

@@ -133,7 +133,7 @@ def format_cut(measured: Measured | None) -> str:
     return f"{text} {FLAG}" if share > CUT_WARNING_SHARE else text
 
 
-def format_measured(measured: Measured | None, warnings: Sequence[object] = (), claims: Sequence[Claim] = ()) -> str:
+def format_measured(measured: Measured | None, warnings: Sequence[object] = ()) -> str:
     """The Measured column's text: what the run claims to be (:func:`format_claim`: a pilot says its questions
     of the published column's), questions, n, judge and protocol (empty when nothing is recorded), the generations
     a curtailed run drew of a fixed n's, ``‡`` after it when the row has warnings (told in the footnotes).
@@ -143,16 +143,16 @@ def format_measured(measured: Measured | None, warnings: Sequence[object] = (), 
     ('5 questions, n = 8, rule judge', '5 questions, n = 8, rule judge ‡')
     >>> format_measured(Measured(None, 48, "llm", "gpassk-judge-v2"))
     'n = 48, llm judge (prompt gpassk-judge-v2)'
-    >>> format_measured(Measured(5, 8, "rule"), claims=[Pilot(5, 15), OwnData("/data/a.jsonl", "ab" * 32)])
+    >>> format_measured(Measured(5, 8, "rule", claims=(Pilot(5, 15), OwnData("/data/a.jsonl", "ab" * 32))))
     'pilot: 5 of 15 questions, own data: /data/a.jsonl (sha256 abababababab…), n = 8, rule judge'
     >>> from gpassk_opencompass.scoring.results import Curtailment
     >>> drawn = Curtailment(n1=16, n=48, rule="all-wrong", stopped=19, generations=832, fixed_n_generations=1440)
     >>> format_measured(Measured(30, 48, "rule", curtail=drawn))
     '30 questions, n = 48, rule judge; generations: 832 of 1,440'
     """
-    parts = [format_claim(claim) for claim in claims]
+    parts = [] if measured is None else [format_claim(claim) for claim in measured.claims]
     if measured is not None:
-        piloted = any(claim.kind == "pilot" for claim in claims)  # a pilot says its questions itself
+        piloted = any(claim.kind == "pilot" for claim in measured.claims)  # a pilot says its questions itself
         parts += [f"{measured.questions} questions"] if measured.questions is not None and not piloted else []
         parts += [f"n = {measured.n}"] if measured.n is not None else []
         if measured.judge is not None:
@@ -366,7 +366,7 @@ def render_markdown(leaderboard: Leaderboard, *, intervals: bool = False) -> str
                     cells.append(format_comparison(cell, comparison))
             cells += [
                 format_cut(row.measured),
-                _escape_markdown(format_measured(row.measured, row.warnings, row.claims)),
+                _escape_markdown(format_measured(row.measured, row.warnings)),
             ]
             lines.append("| " + " | ".join(cells) + " |")
         blocks.append("\n".join(lines))
@@ -463,7 +463,7 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
                     *("" if end is None else str(end) for end in interval),
                     "" if row.rank is None else str(row.order_uncertain).lower(),
                 ]
-            measured = measured_fields(row.measured, row.claims)
+            measured = measured_fields(row.measured)
             record += ["" if measured[name] is None else csv_text(str(measured[name])) for name in MEASURED_CSV]
             record.append(csv_text("; ".join(row_warnings(row))))
             writer.writerow(record)
@@ -487,7 +487,7 @@ MEASURED_CSV = (
 )
 
 
-def measured_fields(measured: Measured | None, claims: Sequence[Claim] = ()) -> dict[str, object]:
+def measured_fields(measured: Measured | None) -> dict[str, object]:
     """What a row measured and claims as plain fields (:data:`MEASURED_CSV`; ``None`` where not recorded).
 
     >>> from gpassk_opencompass.leaderboard.records import Measured
@@ -499,9 +499,8 @@ def measured_fields(measured: Measured | None, claims: Sequence[Claim] = ()) -> 
     ``curtail`` is a curtailed run's design (``'16:48:all-wrong'``), ``fixed_n_generations`` what a fixed n draws,
     ``claims`` what the run claims to be (:func:`format_claim`, joined by ``; ``).
     """
-    said = "; ".join(format_claim(claim) for claim in claims) or None
     if measured is None:
-        return dict.fromkeys(MEASURED_CSV) | {"claims": said}
+        return dict.fromkeys(MEASURED_CSV)
     cut, curtail = measured.cut, measured.curtail
     drawn = cut.generations if cut is not None else curtail.generations if curtail is not None else None
     return {
@@ -516,7 +515,7 @@ def measured_fields(measured: Measured | None, claims: Sequence[Claim] = ()) -> 
         "cut_source": None if cut is None else cut.source,
         "curtail": None if curtail is None else str(curtail.design),
         "fixed_n_generations": None if curtail is None else curtail.fixed_n_generations,
-        "claims": said,
+        "claims": "; ".join(format_claim(claim) for claim in measured.claims) or None,
     }
 
 
@@ -589,7 +588,7 @@ def render_json(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
         return _dump(values)
     document: dict = {"leaderboard": values, "complete": not incomplete}
     document["measured"] = [
-        {"model": row.label, "benchmark": table.benchmark, **measured_fields(row.measured, row.claims)}
+        {"model": row.label, "benchmark": table.benchmark, **measured_fields(row.measured)}
         for table in leaderboard.tables
         for row in table.rows
     ]
