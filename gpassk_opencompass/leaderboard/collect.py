@@ -43,6 +43,8 @@ MANIFEST_NAME = "manifest.json"
 LAUNCH_LOG_GLOB = "gpassk_launch_*.log"
 
 ManifestIndex = Mapping[tuple[str, str], Mapping]
+#: A data file a saved config names is digested up to this size (a benchmark's data are megabytes).
+MAX_DATA_DIGEST_BYTES = 1 << 30
 
 
 def collect_runs(paths: Sequence[Path | str], manifests: Sequence[Path | str] = ()) -> Collection:
@@ -318,17 +320,21 @@ def read_results_bytes(path: Path) -> tuple[bytes, object]:
     return data, load_json_text(data, source=str(path), max_bytes=MAX_RESULTS_BYTES)
 
 
-def file_sha256(path: str) -> str | None:
+def file_sha256(path: str, max_bytes: int = MAX_DATA_DIGEST_BYTES) -> str | None:
     """The sha256 (hex) of a data file a saved config names, read through the read door in chunks; ``None`` for a
-    folder or a path not readable here (the claim then says so).
+    folder, a path not readable here, or a file over ``max_bytes`` (a results folder's config may name any path:
+    the claim then says it has no digest).
 
-    >>> file_sha256("/nonexistent/data.jsonl") is None
-    True
+    >>> file_sha256("/nonexistent/data.jsonl") is None, file_sha256(__file__, max_bytes=10) is None
+    (True, True)
     """
-    digest = hashlib.sha256()
+    digest, read = hashlib.sha256(), 0
     try:
         with open_regular(path) as file:
             for chunk in iter(lambda: file.read(1 << 20), b""):
+                read += len(chunk)
+                if read > max_bytes:
+                    return None
                 digest.update(chunk)
     except (OSError, UnreadableFile):
         return None

@@ -104,7 +104,7 @@ class OwnData:
 
     Attributes:
         path: the data file or folder the saved config names.
-        sha256: its bytes' sha256 (hex) as read here; ``None``: a folder, or not readable on this machine.
+        sha256: its bytes' sha256 (hex) as read here; ``None``: a folder, too big, or not readable on this machine.
     """
 
     path: str

@@ -168,11 +168,15 @@ def format_claim(claim: Claim) -> str:
 
     >>> from gpassk_opencompass.leaderboard.records import OwnData, Pilot
     >>> format_claim(Pilot(5, 15)), format_claim(OwnData("/data/aime", None))
-    ('pilot: 5 of 15 questions', 'own data: /data/aime (no digest: a folder, or not readable here)')
+    ('pilot: 5 of 15 questions', 'own data: /data/aime (no digest: a folder, too big, or not readable here)')
     """
     if claim.kind == "pilot":
         return f"pilot: {claim.questions} of {claim.published} questions"
-    digest = f"sha256 {claim.sha256[:12]}…" if claim.sha256 is not None else "no digest: a folder, or not readable here"
+    digest = (
+        f"sha256 {claim.sha256[:12]}…"
+        if claim.sha256 is not None
+        else "no digest: a folder, too big, or not readable here"
+    )
     return f"own data: {claim.path} ({digest})"
 
 
