@@ -12,7 +12,10 @@ Three records can describe an OpenCompass results file, and each is optional:
 For what was measured (benchmark, k, n) the results win, then the config, then
 the manifest; for how the model was named and sampled (display name, path,
 temperature, greedy) the manifest wins, then the config.  A disagreement is
-reported, never resolved silently.
+reported, never resolved silently.  What the run claims to be beyond its model and
+benchmark is typed data too: a pilot (:func:`pilot`: fewer questions than the
+published column) and the user's own data (:func:`own_data`: an absolute data path
+in the saved config, with its digest).
 
 >>> run, notes = identify_run(
 ...     results={"accuracy": 40.0, "gpassk": {"benchmark": "AIME2025", "k": [1], "n": 1}},
