@@ -88,7 +88,9 @@ def test_own_data_is_named_with_its_digest_not_as_the_benchmark(tmp_path, capsys
 def test_own_data_not_on_this_machine_says_it_has_no_digest(tmp_path, capsys):
     write_pilot(tmp_path / "outputs", "/cluster/data/aime2025.jsonl")
     (row,) = csv_rows(capsys, str(tmp_path / "outputs"))
-    assert row["claims"].endswith("own data: /cluster/data/aime2025.jsonl (no digest: a folder, too big, or not readable here)")
+    assert row["claims"].endswith(
+        "own data: /cluster/data/aime2025.jsonl (no digest: a folder, too big, or not readable here)"
+    )
 
 
 def test_each_row_carries_its_runs_ids_from_the_results_bytes(tmp_path):
