@@ -87,3 +87,23 @@ def test_match_by_position_needs_as_many_questions(tmp_path, capsys):
     assert main(["agree", str(a), str(b), "--match-by", "position"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "needs as many in both files" in err
+
+
+@pytest.mark.parametrize(
+    "b_matrix, options, why",
+    [
+        # the case: unrelated files of 6 and 5 questions; position pairing fails on the sizes
+        ([[T, F]] * 5, {}, "has 6, "),
+        # as many questions, but other generations (their extracted answers differ): not the same generations
+        ([[T, F]] * 6, dict(extracted=[["x", "y"]] * 6), "hold different generations"),
+        # as many questions, another n
+        ([[T, F, T]] * 6, {}, "has n=2 in"),
+    ],
+)
+def test_no_position_hint_when_pairing_in_order_would_fail(tmp_path, capsys, b_matrix, options, why):
+    a = write(tmp_path / "a.json", [[T, F]] * 6, ids=[f"AIME2025/{i}" for i in range(6)])
+    b = write(tmp_path / "b.json", b_matrix, ids=[f"x{i}" for i in range(len(b_matrix))], **options)
+    assert main(["agree", str(a), str(b)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "share no question id" in err and why in err
+    assert "pass --match-by position" not in err

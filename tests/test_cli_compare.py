@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from analysis_docs import write
@@ -68,3 +70,30 @@ def test_match_by_position_needs_as_many_questions(tmp_path, capsys):
     assert err.count("\n") == 1 and "needs as many in both files" in err and "has 2" in err and "has 3" in err
     assert main(["compare", str(a), str(b), "--match-by", "order"]) == 2
     assert "unknown --match-by 'order'" in capsys.readouterr().err
+
+
+def _with_question_digests(path, digests):
+    document = json.loads(path.read_text(encoding="utf-8"))
+    for question, digest in zip(document["details"], digests):
+        question["question_sha256"] = digest
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "b_matrix, b_digests, why",
+    [
+        ([[T, F], [F, F], [T, T]], None, "has 2, "),  # the sizes differ
+        ([[T, F], [F, F]], ["c" * 64, "d" * 64], "differ in text or gold answer"),  # other questions, in order
+        ([[T, F, T], [F, F, F]], None, "n differs"),  # another n
+    ],
+)
+def test_no_position_hint_when_pairing_in_order_would_fail(tmp_path, capsys, b_matrix, b_digests, why):
+    a = _with_question_digests(write(tmp_path / "a.json", [[T, F], [F, F]], ids=["r0", "r1"]), ["a" * 64, "b" * 64])
+    b = write(tmp_path / "b.json", b_matrix, ids=[f"x{i}" for i in range(len(b_matrix))])
+    if b_digests is not None:
+        _with_question_digests(b, b_digests)
+    assert main(["compare", str(a), str(b)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "share no question id" in err and why in err
+    assert "pass --match-by position" not in err

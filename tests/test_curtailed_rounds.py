@@ -191,7 +191,10 @@ def test_each_round_has_its_state_then_round_two_is_written_and_both_are_combine
 
     (identified,) = collect_runs([work]).runs  # the run folder, never its rounds; the manifest found by itself
     assert (identified.dataset_abbr, identified.n, identified.curtail.generations) == (run.dataset_abbr, N, 14)
-    assert identified.measured.describe() == "4 questions, n = 5, rule judge"
+    from gpassk_opencompass.render.leaderboard import format_measured
+
+    # 4 of AIME2025's 15 questions: a pilot; a fixed n would draw 4 x 5 = 20 generations
+    assert format_measured(identified.measured) == "pilot: 4 of 15 questions, n = 5, rule judge; generations: 14 of 20"
 
 
 def test_the_leaderboard_never_reads_the_rounds_as_runs(grid):

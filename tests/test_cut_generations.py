@@ -152,7 +152,7 @@ def test_the_leaderboard_shows_the_cut_share_and_warns(scored, capsys, monkeypat
     markdown = (folder / "board.md").read_text()
     assert "| LLMs | Greedy | G-Pass@4_0.5 | G-Pass@4_0.75 | G-Pass@4_1.0 | mG-Pass@4 | Cut | Measured |" in markdown
     assert "| cut-model | - | " in markdown and "| 0.0 | " in markdown
-    assert f"| {'' if recorded else '≥ '}25 % ⚠ | 4 questions, n = 4, rule judge ‡ |" in markdown
+    assert f"| {'' if recorded else '≥ '}25 % ⚠ | pilot: 4 of 15 questions, n = 4, rule judge ‡ |" in markdown
     assert f"‡ {warning}" in markdown and f"‡ {composition}" in markdown
     (record,) = csv.DictReader(io.StringIO((folder / "board.csv").read_text()))
     assert (record["questions"], record["n"], record["judge"], record["protocol"]) == ("4", "4", "rule", "")
@@ -161,7 +161,7 @@ def test_the_leaderboard_shows_the_cut_share_and_warns(scored, capsys, monkeypat
     assert warning in record["warnings"] and composition in record["warnings"]
     page = (folder / "board.html").read_text()
     assert '<td class="cut warned" data-value="0.25" title="4 of 16 generations cut at the output limit' in page
-    assert '">4 questions, n = 4, rule judge ‡</td>' in page
+    assert '">pilot: 4 of 15 questions, n = 4, rule judge ‡</td>' in page
     assert f"<p>‡ {warning}</p>" in page
     assert f"<li>{warning}</li>" not in page and "note(s) from reading the runs" not in page  # said once, not twice
     assert main(["leaderboard", "outputs", "--format", "json", "--ci"]) == 0  # the shape with room for them
@@ -181,6 +181,7 @@ def test_the_leaderboard_shows_the_cut_share_and_warns(scored, capsys, monkeypat
             "cut_source": "finish_reason" if recorded else "extraction",
             "curtail": None,
             "fixed_n_generations": None,
+            "claims": "pilot: 4 of 15 questions",
         }
     ]
     assert [entry["warning"] for entry in document["warnings"]] == [
@@ -208,7 +209,7 @@ def test_the_console_and_the_leaderboard_read_a_schema_2_file_without_cut_counts
     (run_dir / "results" / "old-model_t0-7" / "AIME2025_k2_n4.json").write_bytes((V2 / "results.json").read_bytes())
     assert main(["leaderboard", str(tmp_path / "outputs")]) == 0
     out = capsys.readouterr().out
-    assert "| old-model | - | 83.3 | 16.7 | 16.7 | 16.7 | - | 2 questions, n = 4, rule judge ‡ |" in out
+    assert "| old-model | - | 83.3 | 16.7 | 16.7 | 16.7 | - | pilot: 2 of 15 questions, n = 4, rule judge ‡ |" in out
 
 
 @pytest.mark.parametrize(

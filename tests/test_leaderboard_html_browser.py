@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -127,8 +128,8 @@ def test_the_page_in_headless_chromium(tmp_path):
         assert [row[0] for row in table["rows"]] == sorted(expected, key=lambda m: expected[m][-1])
         for model, *cells, cut, measured in table["rows"]:
             assert cells == [f"{value:.1f}" for value in expected[model]]
-            # what each row measured: the fixtures' results predate the cut counts; 24 questions, not 238
-            assert (cut, measured) == ("-", "24 questions, n = 32, rule judge ‡")
+            # what each row measured: the fixtures' results predate the cut counts; a pilot: 24 questions of 238
+            assert (cut, measured) == ("-", "pilot: 24 of 238 questions, n = 32, rule judge ‡")
 
         # the chart drew (matplotlib's SVG): a visible line per model, in its row's colour, through
         # markers placed by the results' values: x affine in τ, y affine in the value, higher is up
@@ -293,3 +294,53 @@ def test_hostile_names_ranks_and_order_marks_in_the_browser(tmp_path):
         (table,) = page.evaluate(TABLE_JS)
         assert [cells[0] for cells in table["rows"]] == ["1[1, 2]", "2[1, 3]", "3[2, 3]"]
         assert page.evaluate(visible) == 1
+
+
+def test_rows_link_to_their_runs_in_an_explorer_export(tmp_path):
+    """``--explorer DIR``: each row's label links to its sampled run (a greedy-only row to its greedy run) and the
+    Greedy cell to the greedy run, at ``DIR/index.html#/run/RID`` relative to the page (RID computed here)."""
+    run_dir = write_run(tmp_path / "outputs", TS, standard_grid())
+    explorer = tmp_path / "site" / "explorer"
+    explorer.mkdir(parents=True)
+    (explorer / "index.html").write_text("<!DOCTYPE html><title>explorer</title>", encoding="utf-8")
+    page_path = tmp_path / "site" / "board.html"
+    assert main(["leaderboard", str(tmp_path / "outputs"), "-o", str(page_path), "--explorer", str(explorer)]) == 0
+
+    def rid(spec: Spec) -> str:
+        path = run_dir / "results" / spec.model_abbr / f"{spec.dataset_abbr}.json"
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+    wanted = {
+        Path(spec.model_path).name: (rid(spec), rid(greedy))
+        for spec in standard_grid()
+        for greedy in standard_grid()
+        if spec.benchmark == "LiveMathBench-202412" == greedy.benchmark
+        and spec.model_path == greedy.model_path
+        and not spec.greedy
+        and greedy.greedy
+    }
+    with Chromium() as browser:
+        page = browser.new_page(1200, 900)
+        page.navigate(page_path.as_uri())
+        links = page.evaluate(
+            "[...document.querySelectorAll('section.benchmark.active tbody tr')].map(tr => [tr.dataset.model,"
+            " tr.querySelector('th a.run').getAttribute('href'), tr.querySelector('td a').getAttribute('href')])"
+        )
+        assert {model: (label, greedy) for model, label, greedy in links} == {
+            model: (f"./explorer/index.html#/run/{sampled}", f"./explorer/index.html#/run/{greedy}")
+            for model, (sampled, greedy) in wanted.items()
+        }
+        page.click("section.benchmark.active tbody th a.run")
+        browser.wait_for_event("Page.loadEventFired", page.session)
+        first = links[0][1].removeprefix("./explorer/")
+        assert page.evaluate("location.href") == (explorer / "index.html").as_uri() + first.removeprefix("index.html")
+        assert page.evaluate("document.title") == "explorer"
+
+
+def test_explorer_needs_a_page_and_links_nothing_without_it(tmp_path, capsys):
+    write_run(tmp_path / "outputs", TS, standard_grid())
+    assert main(["leaderboard", str(tmp_path / "outputs"), "--explorer", "site/explorer"]) == 2
+    assert "--explorer 'site/explorer' links the rows of an HTML page; add -o board.html" in capsys.readouterr().err
+    page_path = tmp_path / "board.html"
+    assert main(["leaderboard", str(tmp_path / "outputs"), "-o", str(page_path)]) == 0
+    assert "#/run/" not in page_path.read_text(encoding="utf-8")

@@ -94,7 +94,10 @@ def test_an_incomplete_run_alone_is_not_tabulated_and_the_command_exits_3(tmp_pa
     lines = captured.out.splitlines()
     assert any(line.startswith("| other-1b | - | ") for line in lines)
     model_line = next(line for line in lines if line.startswith("| model-7b |"))
-    assert model_line.endswith("| - | - | - | - | - | 3 questions, n = 1, rule judge ‡ |") and "\\*" not in captured.out
+    assert (
+        model_line.endswith("| - | - | - | - | - | pilot: 3 of 15 questions, n = 1, rule judge ‡ |")
+        and "\\*" not in captured.out
+    )
 
 
 def test_only_incomplete_runs_exit_3_with_nothing_printed(tmp_path, capsys):

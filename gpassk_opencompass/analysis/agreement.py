@@ -402,7 +402,7 @@ def agree(
     )
     require_extra("--html", html_path, "jinja2")
     a = load_with_details(path_a)
-    b = match_questions(a, load_with_details(path_b), match_by) if path_b is not None else None
+    b = None if path_b is None else match_questions(a, load_with_details(path_b), match_by, pair=_aligned_questions)
     report = agree_results(a, b, ci=ci)
     write_report(report, json_path=json_path, markdown_path=markdown_path, html_path=html_path)
     return Answer(to_markdown(report, limit=limit), report.complete)

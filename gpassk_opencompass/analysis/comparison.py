@@ -20,7 +20,7 @@ from gpassk_opencompass.errors import IncompleteResults, InputError
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
 from gpassk_opencompass.render.reports import to_markdown, write_report
 from gpassk_opencompass.scoring.results import ResultsFile
-from gpassk_opencompass.uncertainty.paired import PairedDifference, align_runs, paired_comparison
+from gpassk_opencompass.uncertainty.paired import AlignedRuns, PairedDifference, align_runs, paired_comparison
 
 
 @dataclass(frozen=True)
@@ -79,29 +79,8 @@ def compare_results(
         IncompleteResults: a run has unresolved verdicts.
         InputError: one line: different benchmarks, questions, n or k.
     """
-    for results in (a, b):
-        require_complete(results, "a comparison")
-    bench_a, bench_b = a.benchmark, b.benchmark
-    if bench_a and bench_b and bench_a != bench_b:
-        raise InputError(f"the runs are of different benchmarks: {a.source} is {bench_a}, {b.source} is {bench_b}")
-    _check_same_questions(a, b)
-    c_a, drawn_a = a.counts()
-    c_b, drawn_b = b.counts()
+    aligned = paired_runs(a, b)
     curtailed = a.design is not None or b.design is not None
-    # a curtailed run stands for its design's n (what its estimates are of); each question keeps its own draws
-    n_a, n_b = (drawn if run.design is None else run.design.n for run, drawn in ((a, drawn_a), (b, drawn_b)))
-    aligned = align_runs(
-        a.question_ids(),
-        c_a,
-        b.question_ids(),
-        c_b,
-        n_a=n_a,
-        n_b=n_b,
-        ks_a=a.ks or None,
-        ks_b=b.ks or None,
-        drawn_a=drawn_a if curtailed else None,
-        drawn_b=drawn_b if curtailed else None,
-    )
     ks = tuple(aligned.ks or ())
     thresholds = tuple(sorted(set(a.thresholds) | set(b.thresholds))) or tuple(DEFAULT_THRESHOLDS)
     differences = paired_comparison(
@@ -120,7 +99,7 @@ def compare_results(
     return ComparisonReport(
         run_a=a.source,
         run_b=b.source,
-        benchmark=bench_a or bench_b,
+        benchmark=a.benchmark or b.benchmark,
         questions=len(aligned.question_ids),
         n=aligned.n if isinstance(aligned.n, int) else None,
         ks=ks,
@@ -128,6 +107,39 @@ def compare_results(
         differences=tuple(differences.values()),
         n_boot=n_boot,
         seed=seed,
+    )
+
+
+def paired_runs(a: ResultsFile, b: ResultsFile) -> AlignedRuns:
+    """The two runs' questions paired for a comparison (:func:`~gpassk_opencompass.uncertainty.align_runs`), after
+    every check a comparison needs: both complete, the same benchmark, the same questions under the same ids.
+
+    Raises:
+        IncompleteResults: a run has unresolved verdicts.
+        InputError: one line: different benchmarks, questions, n or k.
+    """
+    for results in (a, b):
+        require_complete(results, "a comparison")
+    bench_a, bench_b = a.benchmark, b.benchmark
+    if bench_a and bench_b and bench_a != bench_b:
+        raise InputError(f"the runs are of different benchmarks: {a.source} is {bench_a}, {b.source} is {bench_b}")
+    _check_same_questions(a, b)
+    c_a, drawn_a = a.counts()
+    c_b, drawn_b = b.counts()
+    curtailed = a.design is not None or b.design is not None
+    # a curtailed run stands for its design's n (what its estimates are of); each question keeps its own draws
+    n_a, n_b = (drawn if run.design is None else run.design.n for run, drawn in ((a, drawn_a), (b, drawn_b)))
+    return align_runs(
+        a.question_ids(),
+        c_a,
+        b.question_ids(),
+        c_b,
+        n_a=n_a,
+        n_b=n_b,
+        ks_a=a.ks or None,
+        ks_b=b.ks or None,
+        drawn_a=drawn_a if curtailed else None,
+        drawn_b=drawn_b if curtailed else None,
     )
 
 
@@ -162,7 +174,7 @@ def compare(
     """
     check_outputs({"RUN_A": path_a, "RUN_B": path_b}, {"--json": json_path, "--markdown": markdown_path})
     a = load_with_details(path_a)
-    b = match_questions(a, load_with_details(path_b), match_by)
+    b = match_questions(a, load_with_details(path_b), match_by, pair=paired_runs)
     report = compare_results(a, b, ci=ci, n_boot=n_boot, n_perm=n_perm, seed=seed)
     write_report(report, json_path=json_path, markdown_path=markdown_path)
     return to_markdown(report)

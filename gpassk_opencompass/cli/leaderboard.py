@@ -105,6 +105,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="also write PNG plots here (G-Pass@k_τ vs τ per benchmark; Greedy vs mG-Pass@k)",
     )
     parser.add_argument(
+        "--explorer",
+        metavar="DIR_OR_URL",
+        help="link each row of the HTML page to its run in this `gpassk view --export` folder (or its http(s) "
+        "address): DIR/index.html#/run/RID, relative to the page",
+    )
+    parser.add_argument(
         "--ci", action="store_true", help="show bootstrap confidence intervals where the results have them"
     )
     parser.add_argument(
@@ -208,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
                 correction=args.correction,
                 resamples=args.resamples,
                 seed=args.seed,
+                explorer=args.explorer,
             )
         )
     ]

@@ -50,7 +50,8 @@ from gpassk_opencompass.leaderboard.records import (
 )
 from gpassk_opencompass.leaderboard.table import build_leaderboard, choose_k, leaderboard_columns
 from gpassk_opencompass.render.html import render_html
-from gpassk_opencompass.render.leaderboard import render_csv, render_json, render_markdown
+from gpassk_opencompass.render.leaderboard import render_csv, render_markdown
+from gpassk_opencompass.render.leaderboard_json import render_json
 
 __all__ = [
     "DEFAULT_TOLERANCE",

@@ -10,6 +10,7 @@ exist or paths without any results raise ``InputError``. See docs/leaderboard.md
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -18,9 +19,17 @@ from pathlib import Path
 from tqdm import tqdm
 
 from gpassk_opencompass.errors import InputError, clause
-from gpassk_opencompass.files import UnreadableFile, UnreadableJSON, find_files, open_regular, read_json_file
+from gpassk_opencompass.files import (
+    UnreadableFile,
+    UnreadableJSON,
+    find_files,
+    load_json_text,
+    open_regular,
+    read_bytes_bounded,
+    read_json_file,
+)
 from gpassk_opencompass.leaderboard.identify import UnidentifiedRun, identify_run
-from gpassk_opencompass.leaderboard.records import Collection, MissingRun, Notice, RunResult
+from gpassk_opencompass.leaderboard.records import Collection, MissingRun, Notice, RunResult, run_id
 from gpassk_opencompass.plugin.runs import (
     UnreadableConfig,
     find_entry,
@@ -34,6 +43,8 @@ MANIFEST_NAME = "manifest.json"
 LAUNCH_LOG_GLOB = "gpassk_launch_*.log"
 
 ManifestIndex = Mapping[tuple[str, str], Mapping]
+#: A data file a saved config names is digested up to this size (a benchmark's data are megabytes).
+MAX_DATA_DIGEST_BYTES = 1 << 30
 
 
 def collect_runs(paths: Sequence[Path | str], manifests: Sequence[Path | str] = ()) -> Collection:
@@ -246,7 +257,7 @@ def _read_run_dir(run_dir: Path, manifests: ManifestIndex, notices: list[Notice]
     for results_path in results_files:
         model_abbr, dataset_abbr = results_path.parent.name, results_path.stem
         try:
-            results = read_json_file(results_path, max_bytes=MAX_RESULTS_BYTES)
+            data, results = read_results_bytes(results_path)
         except UnreadableJSON as error:
             reason = str(error).removeprefix(f"{results_path}: ").removeprefix("not valid JSON ")
             reason = reason if reason.startswith("(") else f"({reason})"
@@ -280,6 +291,8 @@ def _read_run_dir(run_dir: Path, manifests: ManifestIndex, notices: list[Notice]
                 model_abbr=model_abbr,
                 dataset_abbr=dataset_abbr,
                 written=results_path.stat().st_mtime,
+                run_id=run_id(data),
+                digest=file_sha256,
             )
         except UnidentifiedRun as error:
             notices.append(
@@ -291,6 +304,41 @@ def _read_run_dir(run_dir: Path, manifests: ManifestIndex, notices: list[Notice]
         notices += [Notice(f"{results_path}: {note}", results_path) for note in notes]
         runs.append(run)
     return runs
+
+
+def read_results_bytes(path: Path) -> tuple[bytes, object]:
+    """A results file's bytes (read once, bounded: :data:`MAX_RESULTS_BYTES`) and its parsed JSON: the bytes give
+    the run its id (:func:`~gpassk_opencompass.leaderboard.records.run_id`), the JSON its identity.
+
+    Raises:
+        UnreadableJSON: not a regular file, cannot be read, too big, or not JSON within the limits.
+    """
+    try:
+        data = read_bytes_bounded(path, MAX_RESULTS_BYTES, "one JSON document")
+    except UnreadableFile as error:
+        raise UnreadableJSON(str(error)) from None
+    return data, load_json_text(data, source=str(path), max_bytes=MAX_RESULTS_BYTES)
+
+
+def file_sha256(path: str, max_bytes: int = MAX_DATA_DIGEST_BYTES) -> str | None:
+    """The sha256 (hex) of a data file a saved config names, read through the read door in chunks; ``None`` for a
+    folder, a path not readable here, or a file over ``max_bytes`` (a results folder's config may name any path:
+    the claim then says it has no digest).
+
+    >>> file_sha256("/nonexistent/data.jsonl") is None, file_sha256(__file__, max_bytes=10) is None
+    (True, True)
+    """
+    digest, read = hashlib.sha256(), 0
+    try:
+        with open_regular(path) as file:
+            for chunk in iter(lambda: file.read(1 << 20), b""):
+                read += len(chunk)
+                if read > max_bytes:
+                    return None
+                digest.update(chunk)
+    except (OSError, UnreadableFile):
+        return None
+    return digest.hexdigest()
 
 
 def _results_files(run_dir: Path) -> Iterator[Path]:

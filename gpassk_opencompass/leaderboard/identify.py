@@ -12,7 +12,10 @@ Three records can describe an OpenCompass results file, and each is optional:
 For what was measured (benchmark, k, n) the results win, then the config, then
 the manifest; for how the model was named and sampled (display name, path,
 temperature, greedy) the manifest wins, then the config.  A disagreement is
-reported, never resolved silently.
+reported, never resolved silently.  What the run claims to be beyond its model and
+benchmark is typed data too: a pilot (:func:`pilot`: fewer questions than the
+published column) and the user's own data (:func:`own_data`: an absolute data path
+in the saved config, with its digest).
 
 >>> run, notes = identify_run(
 ...     results={"accuracy": 40.0, "gpassk": {"benchmark": "AIME2025", "k": [1], "n": 1}},
@@ -28,11 +31,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from gpassk_opencompass.checks import finite_number, positive_int
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.leaderboard.records import Interval, RunResult, Unresolved
+from gpassk_opencompass.leaderboard.records import OwnData, Pilot, RunResult, Unresolved
+from gpassk_opencompass.leaderboard.table import published_questions
 from gpassk_opencompass.scoring.results import ResultsFile
 from gpassk_opencompass.scoring.results_io import read_results
 
@@ -56,8 +60,11 @@ def identify_run(
     model_abbr: str,
     dataset_abbr: str,
     written: float = 0.0,
+    run_id: str | None = None,
+    digest: Callable[[str], str | None] = lambda path: None,
 ) -> tuple[RunResult, tuple[str, ...]]:
-    """Reconcile a run's records into a :class:`RunResult`.
+    """Reconcile a run's records into a :class:`RunResult`: the model's name, the benchmark, k and n, the
+    sampling, then what the run claims to be (:func:`pilot`, :func:`own_data`).
 
     Args:
         results: the parsed results file.
@@ -68,6 +75,8 @@ def identify_run(
         model_abbr: its folder name.
         dataset_abbr: its file stem.
         written: its modification time.
+        run_id: :func:`~gpassk_opencompass.leaderboard.records.run_id` of its bytes.
+        digest: the sha256 of a data file the saved config names (:func:`own_data`), when it can be read.
 
     Returns:
         The run, and one sentence per disagreement between records (or doubt).
@@ -82,27 +91,57 @@ def identify_run(
     gpassk_opencompass.leaderboard.identify.UnidentifiedRun: no saved config or manifest names the model (its path); ...
     """
     record = _read(results, results_path)
-    info = record.gpassk
-    manifest = manifest or {}
-    model_cfg = model_cfg or {}
-    evaluator = _evaluator_cfg(dataset_cfg)
-    notes: list[str] = []
+    manifest, model_cfg = manifest or {}, model_cfg or {}
+    agree = _Agreement()
+    model_path, display_name = _model_name(agree, manifest, model_cfg)
+    benchmark = _benchmark(agree, record, dataset_cfg, manifest)
+    k, n = _design(agree, record, dataset_cfg, manifest)
+    temperature = agree.first(
+        "temperature",
+        ("the manifest", _optional(finite_number, manifest.get("temperature"), "the manifest's temperature")),
+        ("the saved config", model_temperature(model_cfg)),
+    )
+    greedy = _greedy(agree, manifest, model_cfg, n, temperature)
+    questions = _questions(record)
+    run = RunResult(
+        model_abbr=model_abbr,
+        dataset_abbr=dataset_abbr,
+        display_name=display_name,
+        benchmark=benchmark,
+        greedy=greedy,
+        n=n,
+        k=k,
+        temperature=temperature,
+        model_path=None if model_path is None else str(model_path),
+        written=written,
+        run_id=run_id,
+        pilot=pilot(benchmark, questions),
+        own_data=own_data(dataset_cfg, digest),
+        **_recorded(record, results_path),
+    )
+    return run, tuple(agree.notes)
 
-    def first(field: str, *candidates: tuple[str, T | None]) -> T | None:
+
+class _Agreement:
+    """The records' values of a field, first present wins; each disagreement noted in one sentence."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+
+    def first(self, field: str, *candidates: tuple[str, T | None]) -> T | None:
         present = [(source, value) for source, value in candidates if value is not None]
         for source, value in present[1:]:
             if value != present[0][1]:
-                notes.append(
+                self.notes.append(
                     f"{field}: {present[0][0]} says {present[0][1]!r}, {source} says {value!r}; using {present[0][0]}"
                 )
         return present[0][1] if present else None
 
-    dataset_k = dataset_n = None
-    if dataset_cfg is not None:  # OpenCompass runs a dataset without k/n as k = n = 1
-        dataset_k = _int_tuple(dataset_cfg.get("k", 1), "the saved config's k")
-        dataset_n = _optional(positive_int, dataset_cfg.get("n", 1), "the saved config's n")
 
-    model_path = first(
+def _model_name(agree: _Agreement, manifest: Mapping, model_cfg: Mapping) -> tuple[object, str]:
+    """The model's path (manifest, then saved config) and its display name (the manifest's, else the path's last
+    component)."""
+    model_path = agree.first(
         "model path", ("the manifest", manifest.get("model_path")), ("the saved config", model_cfg.get("path"))
     )
     display_name = manifest.get("display_name") or (PurePosixPath(str(model_path)).name if model_path else None)
@@ -111,10 +150,15 @@ def identify_run(
             "no saved config or manifest names the model (its path); keep the run's "
             "configs/ folder or pass the generator's manifest.json with --manifest"
         )
-    benchmark = first(
+    return model_path, str(display_name)
+
+
+def _benchmark(agree: _Agreement, record: ResultsFile, dataset_cfg: Mapping | None, manifest: Mapping) -> str:
+    """The benchmark: the results', then the saved config's evaluator's, then the manifest's."""
+    benchmark = agree.first(
         "benchmark",
-        ("the results", info.benchmark),
-        ("the saved config's evaluator", evaluator.get("benchmark")),
+        ("the results", record.gpassk.benchmark),
+        ("the saved config's evaluator", _evaluator_cfg(dataset_cfg).get("benchmark")),
         ("the manifest", manifest.get("benchmark")),
     )
     if benchmark is not None and not isinstance(benchmark, str):
@@ -124,14 +168,26 @@ def identify_run(
             "no record names the benchmark; set benchmark=<canonical name> on "
             "GPassKEvaluator in the dataset config, or pass the generator's manifest.json"
         )
-    k = first(
+    return benchmark
+
+
+def _design(
+    agree: _Agreement, record: ResultsFile, dataset_cfg: Mapping | None, manifest: Mapping
+) -> tuple[tuple[int, ...], int]:
+    """k and n: the results', then the saved config's, then the manifest's."""
+    dataset_k = dataset_n = None
+    if dataset_cfg is not None:  # OpenCompass runs a dataset without k/n as k = n = 1
+        dataset_k = _int_tuple(dataset_cfg.get("k", 1), "the saved config's k")
+        dataset_n = _optional(positive_int, dataset_cfg.get("n", 1), "the saved config's n")
+    info = record.gpassk
+    k = agree.first(
         "k",
         ("the results", _int_tuple(info.k, "the results' gpassk.k")),
         ("the saved config", dataset_k),
         ("the manifest", _int_tuple(manifest.get("k"), "the manifest's k")),
     )
     recorded_n = info.n if info.n is not None or info.curtail is None else info.curtail.n  # a curtailed run: its n
-    n = first(
+    n = agree.first(
         "n",
         ("the results", _optional(positive_int, recorded_n, "the results' gpassk.n")),
         ("the saved config", dataset_n),
@@ -139,73 +195,102 @@ def identify_run(
     )
     if k is None or n is None:
         raise UnidentifiedRun("no record states k and n; keep the run's configs/ folder")
-    temperature = first(
-        "temperature",
-        ("the manifest", _optional(finite_number, manifest.get("temperature"), "the manifest's temperature")),
-        ("the saved config", model_temperature(model_cfg)),
-    )
+    return k, n
+
+
+def _greedy(agree: _Agreement, manifest: Mapping, model_cfg: Mapping, n: int, temperature: float | None) -> bool:
+    """The manifest's word, else n = 1 with deterministic decoding (an n = 1 run that is not: noted)."""
     greedy = manifest.get("greedy")
-    if not isinstance(greedy, bool):
-        greedy = n == 1 and _deterministic(model_cfg, temperature)
-        if n == 1 and not greedy:
-            notes.append(
-                "n = 1 but no record says decoding was greedy (temperature 0, do_sample=False "
-                "or top_k=1); not used for the Greedy column"
-            )
-    thresholds = record.thresholds or None
-    run = RunResult(
-        results_path=results_path,
-        model_abbr=model_abbr,
-        dataset_abbr=dataset_abbr,
-        display_name=str(display_name),
+    if isinstance(greedy, bool):
+        return greedy
+    greedy = n == 1 and _deterministic(model_cfg, temperature)
+    if n == 1 and not greedy:
+        agree.notes.append(
+            "n = 1 but no record says decoding was greedy (temperature 0, do_sample=False "
+            "or top_k=1); not used for the Greedy column"
+        )
+    return greedy
+
+
+def run_from_results(record: ResultsFile, results_path: Path, *, run_id: str, written: float) -> RunResult:
+    """The run a results file describes by itself (a ``gpassk score`` output: no saved config, no manifest),
+    named after its file; n is the one it records, else its design's, else its widest question's.
+
+    >>> run = run_from_results(read_results({"accuracy": 50.0, "gpassk": {"benchmark": "AIME2025", "k": [1],
+    ...     "n": 2, "questions": 5}}, "s.json"), Path("s.json"), run_id="ab", written=0.0)
+    >>> run.display_name, run.n, run.k, run.metrics, [type(claim).__name__ for claim in run.claims]
+    ('s', 2, (1,), {'accuracy': 50.0}, ['Pilot'])
+    """
+    info = record.gpassk
+    widest = max((question.n for question in record.details), default=1)
+    n = info.n if info.n is not None else (info.curtail.n if info.curtail is not None else widest)
+    benchmark = record.benchmark or ""
+    return RunResult(
+        model_abbr=results_path.stem,
+        dataset_abbr=results_path.stem,
+        display_name=results_path.stem,
         benchmark=benchmark,
-        greedy=greedy,
+        greedy=False,
         n=n,
-        k=k,
-        temperature=temperature,
-        model_path=None if model_path is None else str(model_path),
-        metrics=result_metrics(record),
-        intervals=result_intervals(record),
-        thresholds=thresholds,
+        k=record.ks,
         written=written,
-        unresolved=result_unresolved(record, results_path),
-        bounds=result_bounds(record),
-        problems=record.problems,
-        questions=info.questions if info.questions is not None else (len(record.details) or None),
-        judge=info.judge,
-        protocol=info.prompt_version,
-        cut=record.cut,
-        curtail=info.curtail,
+        run_id=run_id,
+        pilot=pilot(benchmark, _questions(record)) if benchmark else None,
+        **_recorded(record, results_path),
     )
-    return run, tuple(notes)
 
 
-def result_unresolved(results: Mapping | ResultsFile, results_path: Path) -> Unresolved | None:
-    """What an incomplete results file lacks, or ``None`` when it is complete (read by
-    :func:`~gpassk_opencompass.scoring.results.read_results`, every schema version).
+def _questions(record: ResultsFile) -> int | None:
+    return record.gpassk.questions if record.gpassk.questions is not None else (len(record.details) or None)
 
-    Raises:
-        UnidentifiedRun: a completeness field holds something other than a count / a boolean.
 
-    >>> result_unresolved({"unresolved": 0, "gpassk": {"complete": True}}, Path("r.json")) is None
-    True
-    >>> result_unresolved({"gpassk": {"n": 16, "questions": 3, "judge_stats": {"total": 48, "unresolved": 45}}},
-    ...                   Path("r.json")).describe()
-    '45 of 48 generations unresolved'
+def _recorded(record: ResultsFile, results_path: Path) -> dict[str, Any]:
+    """The fields of a run its results file records (what was measured, and how completely)."""
+    return {
+        "results_path": results_path,
+        "metrics": {key: value for key, value in record.metrics.items() if key not in NOT_METRICS},
+        "intervals": record.uncertainty,
+        "thresholds": record.thresholds or None,
+        "unresolved": None
+        if record.complete
+        else Unresolved(results_path, record.unresolved, record.generations or None),
+        "bounds": dict(record.bounds),
+        "problems": record.problems,
+        "questions": _questions(record),
+        "judge": record.gpassk.judge,
+        "protocol": record.gpassk.prompt_version,
+        "cut": record.cut,
+        "curtail": record.gpassk.curtail,
+    }
+
+
+def pilot(benchmark: str, questions: int | None) -> Pilot | None:
+    """A run of fewer questions than its benchmark's published column is a pilot (``max_questions``,
+    ``test_range``); ``None`` otherwise, or when either count is unknown.
+
+    >>> pilot("AIME2025", 5), pilot("AIME2025", 15), pilot("my-own-set", 5)
+    (Pilot(questions=5, published=15), None, None)
     """
-    record = _read(results, results_path)
-    if record.complete:
+    published = published_questions(benchmark)
+    return (
+        Pilot(questions, published)
+        if questions is not None and published is not None and questions < published
+        else None
+    )
+
+
+def own_data(dataset_cfg: Mapping | None, digest: Callable[[str], str | None] = lambda path: None) -> OwnData | None:
+    """The user's own data file, when the saved config's dataset reads one: the grid's ``data_paths`` (and a
+    hand-written config) give an absolute ``path``; the benchmarks' shipped configs name their data relative to
+    the data cache. ``digest(path)`` is its sha256, when it can be read.
+
+    >>> own_data({"path": "/data/aime2025.jsonl"}), own_data({"path": "opencompass/aime2025"}), own_data(None)
+    (OwnData(path='/data/aime2025.jsonl', sha256=None), None, None)
+    """
+    path = (dataset_cfg or {}).get("path")
+    if not isinstance(path, str) or not PurePosixPath(path).is_absolute():
         return None
-    return Unresolved(results_path, record.unresolved, record.generations or None)
-
-
-def result_bounds(results: Mapping | ResultsFile) -> dict[str, tuple[float, float]]:
-    """``gpassk.bounds`` of an incomplete results file: ``{metric key: (all wrong, all right)}``.
-
-    >>> result_bounds({"gpassk": {"bounds": {"mG-Pass@16": [2.5, 60.0]}}})
-    {'mG-Pass@16': (2.5, 60.0)}
-    """
-    return dict(_read(results).bounds)
+    return OwnData(path, digest(path))
 
 
 def model_temperature(model_cfg: Mapping) -> float | None:
@@ -225,36 +310,13 @@ def model_temperature(model_cfg: Mapping) -> float | None:
     return None
 
 
-def result_metrics(results: Mapping | ResultsFile) -> dict[str, float]:
-    """The finite numeric entries of a results file (its metrics), in file order; not ``unresolved``.
-
-    >>> result_metrics({"G-Pass@16_0.5": 40.0, "details": [], "ok": True, "x": float("nan"), "unresolved": 0})
-    {'G-Pass@16_0.5': 40.0}
-    """
-    return {key: value for key, value in _read(results).metrics.items() if key not in NOT_METRICS}
-
-
-def result_intervals(results: Mapping | ResultsFile) -> dict[str, Interval]:
-    """Bootstrap intervals from the results' ``gpassk.uncertainty`` block, by metric key.
-
-    >>> result_intervals({"gpassk": {"uncertainty": {"mG-Pass@16": {
-    ...     "mean": 30.0, "stderr": 1.0, "ci_low": 28.1, "ci_high": 32.0, "ci": 0.95}}}})
-    {'mG-Pass@16': Interval(mean=30.0, stderr=1.0, low=28.1, high=32.0, level=0.95)}
-    """
-    return _read(results).uncertainty
-
-
-def _read(results: Mapping | ResultsFile, results_path: Path | None = None) -> ResultsFile:
-    """The results document through the one reader; a malformed one is an :class:`UnidentifiedRun`."""
-    if isinstance(results, ResultsFile):
-        return results
+def _read(results: Mapping, results_path: Path) -> ResultsFile:
+    """The results document through the one reader (every schema version); a malformed one is an
+    :class:`UnidentifiedRun`."""
     try:
-        return read_results(results, str(results_path) if results_path is not None else "the results")
+        return read_results(results, str(results_path))
     except InputError as error:
-        message = str(error)
-        if results_path is not None and message.startswith(f"{results_path}: "):
-            message = message[len(f"{results_path}: ") :]
-        raise UnidentifiedRun(message) from None
+        raise UnidentifiedRun(str(error).removeprefix(f"{results_path}: ")) from None
 
 
 def _evaluator_cfg(dataset_cfg: Mapping | None) -> Mapping:

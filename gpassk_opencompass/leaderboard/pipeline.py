@@ -31,12 +31,19 @@ from gpassk_opencompass.files.writing import (
     write_text_atomic,
 )
 from gpassk_opencompass.leaderboard.collect import collect_runs
-from gpassk_opencompass.leaderboard.published import DEFAULT_TOLERANCE, compare_with_published, load_published
+from gpassk_opencompass.leaderboard.published import (
+    DEFAULT_TOLERANCE,
+    PublishedLeaderboard,
+    compare_with_published,
+    load_published,
+)
 from gpassk_opencompass.leaderboard.ranking import check_ranking_options, rank_leaderboard
+from gpassk_opencompass.leaderboard.records import Collection, Leaderboard
 from gpassk_opencompass.leaderboard.table import LEADERBOARD_THRESHOLDS, build_leaderboard, leaderboard_columns
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.render import require_extra
 from gpassk_opencompass.render.formats import EXTRAS, FORMATS, SUFFIXES
+from gpassk_opencompass.render.html import explorer_base, render_html
 
 
 class LeaderboardOutcome(enum.Enum):
@@ -76,6 +83,8 @@ class LeaderboardRequest:
         correction: ``holm`` or ``none`` for the adjacent tests.
         resamples: bootstrap resamples (and random sign vectors) of the ranking.
         seed: seeds them.
+        explorer: a ``gpassk view --export`` folder (or its ``http(s)://`` address): an HTML page links each row
+            to its run there.
     """
 
     outputs: tuple[Path, ...]
@@ -98,6 +107,7 @@ class LeaderboardRequest:
     correction: str = "holm"
     resamples: int = defaults.N_BOOT_PAIRED
     seed: int = 0
+    explorer: str | None = None
 
 
 def format_for_path(path: Path | str) -> str:
@@ -149,6 +159,10 @@ def check_request(request: LeaderboardRequest) -> list[tuple[Path | None, str]]:
         InputError: one line naming the bad option.
     """
     targets = output_targets(request)
+    if request.explorer is not None and not any(fmt == "html" for _, fmt in targets):
+        raise InputError(
+            f"--explorer {request.explorer!r} links the rows of an HTML page; add -o board.html (or --format html)"
+        )
     leaderboard_columns(16 if request.k is None else request.k, request.thresholds)  # k and τ
     require_extra("--plots", request.plots, "matplotlib")
     if request.plots is not None:
@@ -165,23 +179,42 @@ def check_request(request: LeaderboardRequest) -> list[tuple[Path | None, str]]:
 def make_leaderboard(request: LeaderboardRequest, stdout: TextIO | None = None) -> LeaderboardOutcome:
     """Build and write the leaderboard; what it achieved (see the module docstring).
 
+    The steps: check every option (:func:`check_request`), read the runs (refusing an output that is one of
+    them), build the tables (:func:`build_board`), say what was left out, write the outputs and plots, and
+    tell the outcome (:func:`outcome`).
+
     Raises:
         InputError: a bad option or input (exit 2), an ``--output`` that is one of
             the files read (a results file, a saved config, a manifest, the
             published figures), or no row at all from usable results.
     """
-    stdout = stdout or sys.stdout
     targets = check_request(request)
-    published = None
-    if request.compare_published or request.published:
-        published = load_published(request.published)
-
+    published = load_published(request.published) if request.compare_published or request.published else None
     collection = collect_runs(request.outputs, request.manifests)
-    inputs = [*collection.inputs, *([request.published] if request.published else [])]
     for path, _ in targets:  # nothing is written yet
-        check_not_input("--output", path, inputs)
+        check_not_input("--output", path, [*collection.inputs, *([request.published] if request.published else [])])
     for manifest in collection.manifests:
         logger.info("manifest: {}", manifest)
+    board = build_board(request, collection, published)
+    for notice in board.notices:
+        logger.warning(notice.message)
+    for run in board.missing:
+        logger.warning("expected but without results: {}", run.describe())
+    if not board.tables:
+        return _no_rows(board, len(collection.runs))
+    rows = sum(len(table.rows) for table in board.tables)
+    logger.info(f"{rows} row(s) on {len(board.tables)} benchmark(s) from {len(collection.runs)} results file(s)")
+    write_outputs(board, targets, intervals=request.intervals, stdout=stdout or sys.stdout, explorer=request.explorer)
+    if request.plots is not None:
+        from gpassk_opencompass.render.plots import write_plots  # deferred: matplotlib, when asked
+
+        for path in write_plots(board, request.plots):
+            logger.info("wrote {}", path)
+    return outcome(board)
+
+
+def build_board(request: LeaderboardRequest, collection: Collection, published: PublishedLeaderboard | None):
+    """The tables of the collected runs as asked: built, compared with the published figures, ranked."""
     board = build_leaderboard(
         collection.runs,
         k=request.k,
@@ -207,47 +240,41 @@ def make_leaderboard(request: LeaderboardRequest, stdout: TextIO | None = None) 
             resamples=request.resamples,
             seed=request.seed,
         )
-    for notice in board.notices:
-        logger.warning(notice.message)
-    for run in board.missing:
-        logger.warning("expected but without results: {}", run.describe())
-    incomplete = len(board.left_out_incomplete)
-    inconsistent = len(board.left_out_inconsistent)
-    if not board.tables:
-        if incomplete:
-            logger.error(
-                f"no leaderboard rows: {incomplete} incomplete run(s) left out (see above); "
-                "rerun them to resume, or pass --allow-unresolved"
-            )
-            return LeaderboardOutcome.INCOMPLETE
-        if inconsistent:
-            logger.error(
-                f"no leaderboard rows: {inconsistent} results file(s) whose values cannot be believed "
-                "left out (see above); score them again, or pass --allow-inconsistent"
-            )
-            return LeaderboardOutcome.MISSING
-        missing = f"; {len(board.missing)} run(s) the manifest lists have no results" if board.missing else ""
-        raise InputError(
-            f"no leaderboard rows from {len(collection.runs)} usable results file(s){missing}; see the warnings above"
-        )
-    rows = sum(len(table.rows) for table in board.tables)
-    logger.info(f"{rows} row(s) on {len(board.tables)} benchmark(s) from {len(collection.runs)} results file(s)")
-    write_outputs(board, targets, intervals=request.intervals, stdout=stdout)
-    if request.plots is not None:
-        from gpassk_opencompass.render.plots import write_plots  # deferred: matplotlib, when asked
+    return board
 
-        for path in write_plots(board, request.plots):
-            logger.info("wrote {}", path)
-    if incomplete:
+
+def _no_rows(board: Leaderboard, usable: int) -> LeaderboardOutcome:
+    """A leaderboard without rows: incomplete or unbelievable runs left out (said, with the outcome), else an
+    ``InputError``."""
+    if board.left_out_incomplete:
         logger.error(
-            f"incomplete: {incomplete} run(s) left out for unresolved verdicts (see above); "
+            f"no leaderboard rows: {len(board.left_out_incomplete)} incomplete run(s) left out (see above); "
             "rerun them to resume, or pass --allow-unresolved"
         )
         return LeaderboardOutcome.INCOMPLETE
-    if inconsistent:
+    if board.left_out_inconsistent:
         logger.error(
-            f"inconsistent: {inconsistent} results file(s) whose values cannot be believed left out "
-            "(see above); score them again, or pass --allow-inconsistent to tabulate them marked"
+            f"no leaderboard rows: {len(board.left_out_inconsistent)} results file(s) whose values cannot be "
+            "believed left out (see above); score them again, or pass --allow-inconsistent"
+        )
+        return LeaderboardOutcome.MISSING
+    missing = f"; {len(board.missing)} run(s) the manifest lists have no results" if board.missing else ""
+    raise InputError(f"no leaderboard rows from {usable} usable results file(s){missing}; see the warnings above")
+
+
+def outcome(board: Leaderboard) -> LeaderboardOutcome:
+    """What a written leaderboard achieved: runs left out for unresolved verdicts, for values that cannot be
+    believed, runs a manifest lists without results (each said in one line), else complete."""
+    if board.left_out_incomplete:
+        logger.error(
+            f"incomplete: {len(board.left_out_incomplete)} run(s) left out for unresolved verdicts (see above); "
+            "rerun them to resume, or pass --allow-unresolved"
+        )
+        return LeaderboardOutcome.INCOMPLETE
+    if board.left_out_inconsistent:
+        logger.error(
+            f"inconsistent: {len(board.left_out_inconsistent)} results file(s) whose values cannot be believed "
+            "left out (see above); score them again, or pass --allow-inconsistent to tabulate them marked"
         )
         return LeaderboardOutcome.MISSING
     if board.missing:
@@ -259,10 +286,21 @@ def make_leaderboard(request: LeaderboardRequest, stdout: TextIO | None = None) 
     return LeaderboardOutcome.COMPLETE
 
 
-def write_outputs(board, targets: Sequence[tuple[Path | None, str]], *, intervals: bool, stdout: TextIO) -> None:
-    """Render ``board`` in each target's format; write files atomically, the rest to ``stdout``."""
+def write_outputs(
+    board: Leaderboard,
+    targets: Sequence[tuple[Path | None, str]],
+    *,
+    intervals: bool,
+    stdout: TextIO,
+    explorer: str | None = None,
+) -> None:
+    """Render ``board`` in each target's format; write files atomically, the rest to ``stdout``. An HTML page
+    links its rows to their runs in the ``explorer`` export, as the page reaches it."""
     for path, fmt in targets:
-        text = FORMATS[fmt](board, intervals=intervals)
+        if fmt == "html" and explorer is not None:
+            text = render_html(board, intervals=intervals, explorer=explorer_base(explorer, path))
+        else:
+            text = FORMATS[fmt](board, intervals=intervals)
         text = text if text.endswith("\n") else text + "\n"
         if path is None:
             stdout.write(text)

@@ -1,10 +1,11 @@
 """The leaderboard's whole vocabulary: small frozen dataclasses, nothing else (and the results' :class:`Interval`).
 
 A :class:`RunResult` is one OpenCompass results file with its identity (model,
-benchmark, sampling) established from the run's own records.  Building the
-leaderboard turns runs into :class:`BenchmarkTable` s of :class:`Row` s of
-:class:`Cell` s; anything skipped or doubtful along the way is a
-:class:`Notice`, carried alongside so nothing is dropped silently.
+benchmark, sampling) established from the run's own records, its id (:func:`run_id`) and what it claims to be
+(:class:`Pilot`, :class:`OwnData`).  Building the leaderboard turns runs into :class:`BenchmarkTable` s of
+:class:`Row` s of :class:`Cell` s, each row with the facts its reader must know (:class:`CutShare`,
+:class:`Composition`; their sentences are :mod:`gpassk_opencompass.render.leaderboard`'s); anything skipped or
+doubtful along the way is a :class:`Notice`, carried alongside so nothing is dropped silently.
 
 >>> Interval(low=31.0, high=35.5, level=0.95).contains(33.0)
 True
@@ -16,9 +17,11 @@ True
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from gpassk_opencompass.scoring.results import (  # the results file's own types, as it holds them
     Curtailment,
@@ -69,6 +72,92 @@ class Unresolved:
         return f"{self.unresolved}{total} generations unresolved"
 
 
+def run_id(results_bytes: bytes) -> str:
+    """A run's id: the first 12 hex digits of sha256 of its results file's bytes (identity by content).
+
+    The leaderboard's row links and ``gpassk view`` (``index.html#/run/RID``) both name a run by it.
+
+    >>> run_id(b'{"accuracy": 40.0}') == hashlib.sha256(b'{"accuracy": 40.0}').hexdigest()[:12]
+    True
+    """
+    return hashlib.sha256(results_bytes).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Pilot:
+    """A run of fewer questions than the benchmark's published column: a pilot, not the benchmark.
+
+    Attributes:
+        questions: the questions the run scored.
+        published: the questions of the benchmark's published column.
+    """
+
+    questions: int
+    published: int
+    kind: Literal["pilot"] = field(default="pilot", init=False, repr=False)
+
+
+@dataclass(frozen=True)
+class OwnData:
+    """A run on the user's own data file (the grid's ``data_paths``, an absolute ``path`` in the saved config),
+    not the benchmark's shipped data.
+
+    Attributes:
+        path: the data file or folder the saved config names.
+        sha256: its bytes' sha256 (hex) as read here; ``None``: a folder, too big, or not readable on this machine.
+    """
+
+    path: str
+    sha256: str | None = None
+    kind: Literal["own data"] = field(default="own data", init=False, repr=False)
+
+
+#: What a run claims to be, beyond its model and benchmark.
+Claim = Pilot | OwnData
+
+
+@dataclass(frozen=True)
+class CutShare:
+    """A row's fact: a run's share of generations cut at the output limit is over the warning share.
+
+    Attributes:
+        label: the row's label.
+        benchmark: the run's benchmark.
+        greedy: whether the run is the row's greedy run.
+        share: the share cut (0-1).
+        lower_bound: the share is a lower bound (stop reasons not recorded: counted from the text).
+        bounded: the column the cut bounds (``Greedy``, or ``G-Pass@k_1.0`` of the run's largest k).
+    """
+
+    label: str
+    benchmark: str
+    greedy: bool
+    share: float
+    lower_bound: bool
+    bounded: str
+    kind: Literal["cut"] = field(default="cut", init=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Composition:
+    """A row's fact: its run scored other questions than the published column's (as many: never said).
+
+    Attributes:
+        benchmark: the benchmark.
+        questions: the questions the run scored.
+        published: the published column's.
+    """
+
+    benchmark: str
+    questions: int
+    published: int
+    kind: Literal["composition"] = field(default="composition", init=False, repr=False)
+
+
+#: What a reader of a row's numbers must know (:attr:`Row.warnings`), worded by the renderer.
+RowWarning = CutShare | Composition
+
+
 @dataclass(frozen=True)
 class RunResult:
     """One OpenCompass results file with the identity of the run behind it.
@@ -101,6 +190,9 @@ class RunResult:
         protocol: the judge prompt's version (``None`` for the rule judge, or when not recorded).
         cut: the generations cut at the output limit (results of schema 3), ``None`` when not recorded.
         curtail: the curtailed design the run drew under and what it drew (schema 4), ``None`` for a fixed n.
+        run_id: :func:`run_id` of the results file's bytes (``None``: built without them).
+        pilot: set when the run scored fewer questions than the benchmark's published column.
+        own_data: set when the run read the user's own data file, not the benchmark's.
         generations: the files its generations' texts are read from (an OpenCompass run's predictions, a score
             output's input), ``()`` when not known (set by ``gpassk view``).
     """
@@ -127,7 +219,15 @@ class RunResult:
     protocol: str | None = None
     cut: CutGenerations | None = None
     curtail: Curtailment | None = None
+    run_id: str | None = None
+    pilot: Pilot | None = None
+    own_data: OwnData | None = None
     generations: tuple[Path, ...] = ()
+
+    @property
+    def claims(self) -> tuple[Claim, ...]:
+        """What the run claims to be beyond its model and benchmark: a pilot, the user's own data."""
+        return tuple(claim for claim in (self.pilot, self.own_data) if claim is not None)
 
     @property
     def complete(self) -> bool:
@@ -137,7 +237,7 @@ class RunResult:
     @property
     def measured(self) -> Measured:
         """What the run measured, as a row shows it."""
-        return Measured(self.questions, self.n, self.judge, self.protocol, self.cut, self.curtail)
+        return Measured(self.questions, self.n, self.judge, self.protocol, self.cut, self.curtail, self.claims)
 
 
 @dataclass(frozen=True)
@@ -150,13 +250,10 @@ class Measured:
         judge: what judged (``None``: not recorded).
         protocol: the judge prompt's version (``None``: the rule judge, or not recorded).
         cut: the generations cut at the output limit (``None``: not recorded, results before schema 3).
-        curtail: what a curtailed run drew (``None``: a fixed n; its words are the page's,
-            :func:`~gpassk_opencompass.render.leaderboard.format_measured`).
+        curtail: what a curtailed run drew (``None``: a fixed n).
+        claims: what the run claims to be (:attr:`RunResult.claims`: a pilot, the user's own data).
 
-    >>> Measured(5, 8, "rule", None, None).describe()
-    '5 questions, n = 8, rule judge'
-    >>> Measured(None, 48, "llm", "gpassk-judge-v2", None).describe()
-    'n = 48, llm judge (prompt gpassk-judge-v2)'
+    Its words are the renderer's (:func:`~gpassk_opencompass.render.leaderboard.format_measured`).
     """
 
     questions: int | None
@@ -165,14 +262,7 @@ class Measured:
     protocol: str | None = None
     cut: CutGenerations | None = None
     curtail: Curtailment | None = None
-
-    def describe(self) -> str:
-        """Questions, n, judge and protocol, in words (the cut share is its own column)."""
-        parts = [f"{self.questions} questions"] if self.questions is not None else []
-        parts += [f"n = {self.n}"] if self.n is not None else []
-        if self.judge is not None:
-            parts.append(f"{self.judge} judge" + (f" (prompt {self.protocol})" if self.protocol else ""))
-        return ", ".join(parts)
+    claims: tuple[Claim, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -261,10 +351,12 @@ class Row:
             table is not significant at the ranking's level.
         problems: ``"<results file>: <why>"`` for each of its runs whose values cannot be
             believed, tabulated only because that was asked for (``allow_inconsistent``).
-        measured: what its sampled run (else its greedy run) measured: questions, n, judge, protocol, cut share.
-        warnings: what a reader of its numbers must know (a cut share over
-            :data:`~gpassk_opencompass.defaults.CUT_WARNING_SHARE`, questions that are not the
-            published column's), one sentence each.
+        measured: what its sampled run (else its greedy run) measured: questions, n, judge, protocol, cut share,
+            and what it claims to be.
+        warnings: what a reader of its numbers must know (:class:`CutShare`: a cut share over
+            :data:`~gpassk_opencompass.defaults.CUT_WARNING_SHARE`; :class:`Composition`: questions that are not
+            the published column's), as facts.
+        runs: ``(sampled run's id, greedy run's id)`` (:func:`run_id`; ``None`` where there is none).
     """
 
     label: str
@@ -281,7 +373,8 @@ class Row:
     order_uncertain: bool = False
     problems: tuple[str, ...] = ()
     measured: Measured | None = None
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[RowWarning, ...] = ()
+    runs: tuple[str | None, str | None] = (None, None)
 
 
 @dataclass(frozen=True)

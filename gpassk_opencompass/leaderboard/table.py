@@ -4,10 +4,11 @@ Per benchmark one row per model (``Greedy | G-Pass@k_0.5 | G-Pass@k_0.75 | G-Pas
 mG-Pass@k ascending), greedy from the greedy run, the rest from the sampled run, at the requested k or the
 largest every sampled run has (:attr:`Leaderboard.k_reason`). Every selection rule (the run written last wins,
 a complete run over an incomplete one, incomplete or unbelievable runs left out unless allowed, one row per
-temperature) is reported as a :class:`Notice`. Each row says what it measured (:attr:`Row.measured`) and warns
-(:attr:`Row.warnings`) of a cut share over :data:`~gpassk_opencompass.defaults.CUT_WARNING_SHARE`
-(:func:`cut_warning`) or questions other than the published column's. See docs/leaderboard.md, "Which runs make
-the table".
+temperature) is reported as a :class:`Notice`. Each row says what it measured (:attr:`Row.measured`), what its run
+claims to be (:attr:`Measured.claims`: a pilot, the user's own data) and warns (:attr:`Row.warnings`, facts worded by
+:func:`~gpassk_opencompass.render.leaderboard.format_warning`) of a cut share over
+:data:`~gpassk_opencompass.defaults.CUT_WARNING_SHARE` (:func:`cut_share`) or questions other than the published
+column's. See docs/leaderboard.md, "Which runs make the table".
 
 >>> from pathlib import Path
 >>> sampled = RunResult(Path("r/m/d.json"), "m_t07", "d_k16_n48", "Qwen2.5-7B-Instruct",
@@ -27,26 +28,32 @@ the table".
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from gpassk_opencompass.catalog import BENCHMARKS, benchmark_name, composition_warning, get_benchmark
+from gpassk_opencompass.catalog import BENCHMARKS, benchmark_name, get_benchmark
 from gpassk_opencompass.defaults import CUT_WARNING_SHARE
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.leaderboard.records import (
     BenchmarkTable,
     Cell,
     Column,
+    Composition,
+    CutShare,
     Leaderboard,
     MissingRun,
     Notice,
     Row,
+    RowWarning,
     RunResult,
     Unresolved,
 )
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, accuracy_key, metric_key, mg_metric_key
+from gpassk_opencompass.render.leaderboard import format_warning
 
 LEADERBOARD_THRESHOLDS = (0.5, 0.75, 1.0)
 GREEDY = "Greedy"
+#: The benchmarks the catalog knows (their published question counts are its).
+CATALOG_NAMES = frozenset(benchmark.name for benchmark in BENCHMARKS)
 
 
 def leaderboard_columns(k: int = 16, thresholds: Sequence[float] = LEADERBOARD_THRESHOLDS) -> tuple[Column, ...]:
@@ -144,29 +151,59 @@ def build_leaderboard(
     """
     if k is not None:
         leaderboard_columns(k, thresholds)  # a bad k is reported before anything else
-    runs = list(runs)
-    notices = list(notices)
+    runs, notices = list(runs), list(notices)
     order = _benchmark_order(runs, benchmarks)
-    runs = [run for run in runs if run.benchmark in order]
-    if temperature is not None:
-        runs = [run for run in runs if run.greedy or run.temperature == temperature]
-    k_reason = None
+    wanted = _wanted(runs, order, temperature)
+    k, k_reason = _settle_k(wanted, k)
+    columns = leaderboard_columns(k, thresholds)
+    labels = [column.label for column in columns]
+    if sort_by is not None and sort_by not in labels:
+        raise InputError(f"cannot sort by {sort_by!r}: the columns are {', '.join(labels)}")
+    usable = _scored_at(wanted, k, notices)
+    inconsistent = tuple(run for run in usable if run.problems)
+    if not allow_inconsistent:
+        usable = _believable(usable, notices)
+    chosen, left_out = _choose(usable, notices, allow_unresolved)
+    tables = _tables(chosen, order, columns, k, sort_by or labels[-1], notices)
+    return Leaderboard(
+        k=k,
+        columns=columns,
+        tables=tables,
+        notices=tuple(notices),
+        left_out_incomplete=tuple(left_out),
+        missing=_expected(missing, order, temperature),
+        k_reason=k_reason,
+        left_out_inconsistent=() if allow_inconsistent else tuple(run.results_path for run in inconsistent),
+    )
+
+
+def _wanted(runs: Iterable[RunResult], order: Sequence[str], temperature: float | None) -> list[RunResult]:
+    """The runs of the chosen benchmarks (and of the chosen temperature, greedy runs aside)."""
+    return [
+        run
+        for run in runs
+        if run.benchmark in order and (temperature is None or run.greedy or run.temperature == temperature)
+    ]
+
+
+def _settle_k(runs: Sequence[RunResult], k: int | None) -> tuple[int, str | None]:
+    """The k asked for (refused when no sampled run has it), else :func:`choose_k`'s, with its reason."""
     sampled = [run for run in runs if not run.greedy]
     if k is None:
-        k, k_reason = choose_k(runs)
-        k = 16 if k is None else k
-    elif sampled and not any(k in run.k for run in sampled):
+        chosen, reason = choose_k(runs)
+        return 16 if chosen is None else chosen, reason
+    if sampled and not any(k in run.k for run in sampled):
         present = sorted({value for run in sampled for value in run.k})
         raise InputError(
             f"no sampled run was scored at k = {k}; the runs have k = "
             f"{', '.join(map(str, present))} (pass --k with one of those, or leave --k out "
             "to use the largest shared one)"
         )
-    columns = leaderboard_columns(k, thresholds)
-    labels = [column.label for column in columns]
-    if sort_by is not None and sort_by not in labels:
-        raise InputError(f"cannot sort by {sort_by!r}: the columns are {', '.join(labels)}")
-    usable = []
+    return k, None
+
+
+def _scored_at(runs: Sequence[RunResult], k: int, notices: list[Notice]) -> list[RunResult]:
+    """The greedy runs and the sampled runs scored at ``k``; a notice for each other one."""
     for run in runs:
         if not run.greedy and k not in run.k:
             notices.append(
@@ -177,21 +214,34 @@ def build_leaderboard(
                     run.results_path,
                 )
             )
-            continue
-        usable.append(run)
-    inconsistent = tuple(run for run in usable if run.problems)
-    if not allow_inconsistent:
-        for run in inconsistent:
+    return [run for run in runs if run.greedy or k in run.k]
+
+
+def _believable(runs: Sequence[RunResult], notices: list[Notice]) -> list[RunResult]:
+    """The runs whose values can be believed; a notice for each other one."""
+    for run in runs:
+        if run.problems:
             notices.append(
                 Notice(
-                    f"{run.display_name} on {run.benchmark} ({'greedy' if run.greedy else 'sampled'}) not tabulated: "
-                    f"{run.results_path} cannot be believed: {'; '.join(run.problems)}; score the run again "
-                    "(gpassk rejudge / gpassk score), or --allow-inconsistent to tabulate it marked",
+                    f"{_what(run)} not tabulated: {run.results_path} cannot be believed: {'; '.join(run.problems)}; "
+                    "score the run again (gpassk rejudge / gpassk score), or --allow-inconsistent to tabulate it "
+                    "marked",
                     run.results_path,
                 )
             )
-        usable = [run for run in usable if not run.problems]
-    chosen, left_out = _choose(usable, notices, allow_unresolved)
+    return [run for run in runs if not run.problems]
+
+
+def _tables(
+    chosen: Sequence[RunResult],
+    order: Sequence[str],
+    columns: Sequence[Column],
+    k: int,
+    sort_label: str,
+    notices: list[Notice],
+) -> tuple[BenchmarkTable, ...]:
+    """One sorted table per benchmark with rows: each sampled run with its model's greedy run, then the greedy
+    runs of models without a sampled one."""
     sampled_temperatures: dict[str, set] = defaultdict(set)
     for run in chosen:
         if not run.greedy:
@@ -201,41 +251,33 @@ def build_leaderboard(
         here = [run for run in chosen if run.benchmark == benchmark]
         greedy_runs = {run.display_name: run for run in here if run.greedy}
         sampled_runs = [run for run in here if not run.greedy]
-        rows = [
-            _row(
-                run,
-                greedy_runs.get(run.display_name),
-                columns,
-                k,
-                several_temperatures=len(sampled_temperatures[run.display_name]) > 1,
-                notices=notices,
-            )
-            for run in sampled_runs
+        pairs: list[tuple[RunResult | None, RunResult | None]] = [
+            (run, greedy_runs.get(run.display_name)) for run in sampled_runs
         ]
         sampled_models = {run.display_name for run in sampled_runs}
-        rows += [
-            _row(None, run, columns, k, several_temperatures=False, notices=notices)
-            for name, run in greedy_runs.items()
-            if name not in sampled_models
+        pairs += [(None, run) for name, run in greedy_runs.items() if name not in sampled_models]
+        rows = [
+            _row(sampled, greedy, columns, k, _row_label(sampled, greedy, sampled_temperatures), notices)
+            for sampled, greedy in pairs
         ]
         if rows:
-            tables.append(BenchmarkTable(benchmark, tuple(sorted(rows, key=sort_key(sort_by or labels[-1])))))
-    expected = tuple(
+            tables.append(BenchmarkTable(benchmark, tuple(sorted(rows, key=sort_key(sort_label)))))
+    return tuple(tables)
+
+
+def _expected(missing: Iterable[MissingRun], order: Sequence[str], temperature: float | None) -> tuple[MissingRun, ...]:
+    """The runs a manifest expects without results, of the chosen benchmarks and temperature."""
+    return tuple(
         run
         for run in missing
         if (run.benchmark is None or run.benchmark in order)
         and (temperature is None or run.greedy or run.temperature in (None, temperature))
     )
-    return Leaderboard(
-        k=k,
-        columns=columns,
-        tables=tuple(tables),
-        notices=tuple(notices),
-        left_out_incomplete=tuple(left_out),
-        missing=expected,
-        k_reason=k_reason,
-        left_out_inconsistent=() if allow_inconsistent else tuple(run.results_path for run in inconsistent),
-    )
+
+
+def _what(run: RunResult) -> str:
+    """``'<model> on <benchmark> (greedy|sampled)'``, as notices name a run."""
+    return f"{run.display_name} on {run.benchmark} ({'greedy' if run.greedy else 'sampled'})"
 
 
 def _benchmark_order(runs: Sequence[RunResult], requested: Sequence[str] | None) -> list[str]:
@@ -258,53 +300,27 @@ def _choose(
     """
     groups: dict[tuple, list[RunResult]] = defaultdict(list)
     for run in runs:
-        temperature = None if run.greedy else run.temperature
-        groups[(run.benchmark, run.display_name, run.greedy, temperature)].append(run)
+        groups[(run.benchmark, run.display_name, run.greedy, None if run.greedy else run.temperature)].append(run)
     chosen: list[RunResult] = []
     left_out: list[Unresolved] = []
-    for (benchmark, name, greedy, _), group in groups.items():
+    for group in groups.values():
         group.sort(key=lambda run: (run.written, str(run.results_path)))
-        what = f"{name} on {benchmark} ({'greedy' if greedy else 'sampled'})"
+        what = _what(group[0])
         complete = [run for run in group if run.complete]
         if not complete and not allow_unresolved:
-            for run, unresolved in _incomplete(group):  # every run of the group
+            for run in group:  # every run of the group is incomplete
+                assert run.unresolved is not None
                 notices.append(
                     Notice(
-                        f"{what} not tabulated: {unresolved.describe()} in {run.results_path}; "
+                        f"{what} not tabulated: {run.unresolved.describe()} in {run.results_path}; "
                         "rerun to resume, or --allow-unresolved",
                         run.results_path,
                     )
                 )
-                left_out.append(unresolved)
+                left_out.append(run.unresolved)
             continue
         winner = ([run for run in complete if not run.problems] or complete or group)[-1]
-        paths = sorted({str(run.model_path) for run in group})
-        collision = (
-            (
-                f" (different models share this display name: {', '.join(paths)}; give them "
-                "distinct display_name in the generator's manifest)"
-            )
-            if len(paths) > 1
-            else ""
-        )
-        for other in group:
-            if other is winner:
-                continue
-            if other.complete and other.problems and not winner.problems:
-                reason = f"using {winner.results_path} over {other.results_path}, whose values cannot be believed"
-            elif other.unresolved is None:  # complete
-                reason = f"using the newest, {winner.results_path}, over {other.results_path}"
-            else:
-                newer = (
-                    "newer "
-                    if (other.written, str(other.results_path)) > (winner.written, str(winner.results_path))
-                    else ""
-                )
-                reason = (
-                    f"using the complete run {winner.results_path} over the {newer}incomplete "
-                    f"{other.results_path} ({other.unresolved.describe()})"
-                )
-            notices.append(Notice(f"{what} ran more than once: {reason}{collision}", other.results_path))
+        notices += _superseded(group, winner, what)
         if winner.unresolved is not None:  # incomplete
             notices.append(
                 Notice(
@@ -325,9 +341,44 @@ def _choose(
     return chosen, left_out
 
 
-def _incomplete(runs: Sequence[RunResult]) -> list[tuple[RunResult, Unresolved]]:
-    """The incomplete runs of ``runs``, each with what it left unresolved."""
-    return [(run, run.unresolved) for run in runs if run.unresolved is not None]
+def _superseded(group: Sequence[RunResult], winner: RunResult, what: str) -> list[Notice]:
+    """A notice for each run of ``group`` the ``winner`` is used over, saying why."""
+    paths = sorted({str(run.model_path) for run in group})
+    collision = (
+        f" (different models share this display name: {', '.join(paths)}; give them "
+        "distinct display_name in the generator's manifest)"
+        if len(paths) > 1
+        else ""
+    )
+    notices = []
+    for other in group:
+        if other is winner:
+            continue
+        if other.complete and other.problems and not winner.problems:
+            reason = f"using {winner.results_path} over {other.results_path}, whose values cannot be believed"
+        elif other.unresolved is None:  # complete
+            reason = f"using the newest, {winner.results_path}, over {other.results_path}"
+        else:
+            newer = (
+                "newer "
+                if (other.written, str(other.results_path)) > (winner.written, str(winner.results_path))
+                else ""
+            )
+            reason = (
+                f"using the complete run {winner.results_path} over the {newer}incomplete "
+                f"{other.results_path} ({other.unresolved.describe()})"
+            )
+        notices.append(Notice(f"{what} ran more than once: {reason}{collision}", other.results_path))
+    return notices
+
+
+def _row_label(sampled: RunResult | None, greedy: RunResult | None, temperatures: Mapping[str, set]) -> str:
+    """The model's name, with ``(T=…)`` when its sampled runs have several temperatures."""
+    run = sampled or greedy
+    assert run is not None  # every row has a sampled or a greedy run
+    if sampled is not None and len(temperatures[run.display_name]) > 1:
+        return f"{run.display_name} (T={_temperature_text(sampled.temperature)})"
+    return run.display_name
 
 
 def _row(
@@ -335,11 +386,40 @@ def _row(
     greedy: RunResult | None,
     columns: Sequence[Column],
     k: int,
-    several_temperatures: bool,
+    label: str,
     notices: list[Notice],
 ) -> Row:
+    """One model's row: its cells, curve, sources, what it measured, claims and warnings (each warning also a
+    notice, once a table)."""
     run = sampled or greedy
     assert run is not None  # every row has a sampled or a greedy run
+    runs = [source for source in (sampled, greedy) if source is not None]
+    warnings = row_warnings(label, sampled, greedy)
+    said = {notice.message for notice in notices}
+    for text in dict.fromkeys(format_warning(warning) for warning in warnings):
+        if text not in said:
+            notices.append(Notice(text, run.results_path))
+    return Row(
+        label=label,
+        model=run.display_name,
+        cells=_cells(sampled, greedy, columns, notices),
+        curve=_curve(sampled, k) if sampled is not None else (),
+        curve_intervals=_curve_intervals(sampled, k) if sampled is not None else (),
+        temperature=sampled.temperature if sampled is not None else None,
+        sources=tuple(source.results_path for source in runs),
+        unresolved=tuple(source.unresolved for source in runs if source.unresolved is not None),
+        problems=tuple(f"{source.results_path}: {problem}" for source in runs for problem in source.problems),
+        measured=run.measured,
+        warnings=warnings,
+        runs=(sampled.run_id if sampled else None, greedy.run_id if greedy else None),
+    )
+
+
+def _cells(
+    sampled: RunResult | None, greedy: RunResult | None, columns: Sequence[Column], notices: list[Notice]
+) -> dict[str, Cell]:
+    """A cell per column: Greedy from the greedy run, the rest from the sampled run (an incomplete run's value
+    counts its unresolved generations wrong); a notice for a value the results lack."""
     cells = {}
     for column in columns:
         source = greedy if column.result_key is None else sampled
@@ -358,69 +438,47 @@ def _row(
         cells[column.label] = Cell(
             value, source.intervals.get(key), complete=source.complete, bounds=None if source.complete else bounds
         )
-    label = run.display_name
-    if sampled is not None and several_temperatures:
-        label = f"{run.display_name} (T={_temperature_text(sampled.temperature)})"
-    warnings = _row_warnings(label, sampled, greedy)
-    said = {notice.message for notice in notices}
-    notices += [Notice(warning, run.results_path) for warning in warnings if warning not in said]  # once a table
-    return Row(
-        label=label,
-        model=run.display_name,
-        cells=cells,
-        curve=_curve(sampled, k) if sampled is not None else (),
-        curve_intervals=_curve_intervals(sampled, k) if sampled is not None else (),
-        temperature=sampled.temperature if sampled is not None else None,
-        sources=tuple(source.results_path for source in (sampled, greedy) if source is not None),
-        unresolved=tuple(
-            source.unresolved for source in (sampled, greedy) if source is not None and source.unresolved is not None
-        ),
-        problems=tuple(
-            f"{source.results_path}: {problem}"
-            for source in (sampled, greedy)
-            if source is not None
-            for problem in source.problems
-        ),
-        measured=run.measured,
-        warnings=warnings,
-    )
+    return cells
 
 
-def cut_warning(label: str, run: RunResult, share: float = CUT_WARNING_SHARE) -> str | None:
-    """The warning of a run whose share of generations cut at the output limit is over ``share``, else ``None``.
+def cut_share(label: str, run: RunResult, share: float = CUT_WARNING_SHARE) -> CutShare | None:
+    """The fact of a run whose share of generations cut at the output limit is over ``share``, else ``None``
+    (worded by :func:`~gpassk_opencompass.render.leaderboard.format_warning`).
 
     >>> from pathlib import Path
     >>> from gpassk_opencompass.scoring.results import CutGenerations
     >>> cut = CutGenerations(generations=64, cut=15, no_answer=0, recorded=64, source="finish_reason")
-    >>> run = RunResult(Path("r.json"), "m", "d", "X", "AIME2025", False, 16, (4, 16), cut=cut)
-    >>> cut_warning("X", run)
-    'X on AIME2025: 23 % of generations cut at the output limit; G-Pass@16_1.0 is bounded by it; raise max_out_len'
-    >>> print(cut_warning("X", RunResult(Path("r.json"), "m", "d", "X", "AIME2025", True, 1, (1,),
-    ...                                  cut=cut.model_copy(update={"recorded": 0, "source": "extraction"}))))
-    X on AIME2025 (greedy): at least 23 % of generations cut at the output limit (no finish_reason recorded: counted from the text); Greedy is bounded by it; raise max_out_len
+    >>> cut_share("X", RunResult(Path("r.json"), "m", "d", "X", "AIME2025", False, 16, (4, 16), cut=cut))
+    CutShare(label='X', benchmark='AIME2025', greedy=False, share=0.234375, lower_bound=False, bounded='G-Pass@16_1.0')
     """
     if run.cut is None or run.cut.share <= share:
         return None
-    bounded = "Greedy" if run.greedy else metric_key(max(run.k), 1.0)
-    return (
-        f"{label} on {run.benchmark}{' (greedy)' if run.greedy else ''}: {'at least ' * run.cut.lower_bound}"
-        f"{run.cut.share * 100:.0f} % of generations cut at the output limit"
-        f"{' (no finish_reason recorded: counted from the text)' * run.cut.lower_bound}; {bounded} is bounded by it; "
-        "raise max_out_len"
-    )
+    bounded = GREEDY if run.greedy else metric_key(max(run.k), 1.0)
+    return CutShare(label, run.benchmark, run.greedy, run.cut.share, run.cut.lower_bound, bounded)
 
 
-def _row_warnings(label: str, sampled: RunResult | None, greedy: RunResult | None) -> tuple[str, ...]:
-    """The row's cut warnings (each run's) and its composition warning (its sampled run's, else its greedy's;
-    worded the same for every row of the table with as many questions, so said once)."""
+def row_warnings(label: str, sampled: RunResult | None, greedy: RunResult | None) -> tuple[RowWarning, ...]:
+    """The row's cut facts (each run's) and its composition fact (its sampled run's, else its greedy's).
+
+    >>> from pathlib import Path
+    >>> row_warnings("X", RunResult(Path("r.json"), "m", "d", "X", "AIME2025", False, 8, (4,), questions=5), None)
+    (Composition(benchmark='AIME2025', questions=5, published=15),)
+    """
     runs = [run for run in (sampled, greedy) if run is not None]
-    warnings = [warning for run in runs if (warning := cut_warning(label, run)) is not None]
-    run = runs[0]
-    if run.questions is not None and run.benchmark in {benchmark.name for benchmark in BENCHMARKS}:
-        composition = composition_warning(run.questions, get_benchmark(run.benchmark).questions)
-        if composition is not None:
-            warnings.append(f"{run.benchmark}: {composition}")
+    warnings: list[RowWarning] = [cut for run in runs if (cut := cut_share(label, run)) is not None]
+    published = published_questions(runs[0].benchmark)
+    if runs[0].questions is not None and published is not None and runs[0].questions != published:
+        warnings.append(Composition(runs[0].benchmark, runs[0].questions, published))
     return tuple(warnings)
+
+
+def published_questions(benchmark: str) -> int | None:
+    """The question count of a benchmark's published column (``None``: not a catalog benchmark, or unpublished).
+
+    >>> published_questions("AIME2025"), published_questions("my-own-set")
+    (15, None)
+    """
+    return get_benchmark(benchmark).questions if benchmark in CATALOG_NAMES else None
 
 
 def _curve(run: RunResult, k: int) -> tuple[tuple[float, float], ...]:

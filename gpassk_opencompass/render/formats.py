@@ -11,7 +11,8 @@ suffix of ``-o`` and :func:`~gpassk_opencompass.leaderboard.pipeline.make_leader
 from __future__ import annotations
 
 from gpassk_opencompass.render.html import render_html
-from gpassk_opencompass.render.leaderboard import render_csv, render_json, render_markdown
+from gpassk_opencompass.render.leaderboard import render_csv, render_markdown
+from gpassk_opencompass.render.leaderboard_json import render_json
 
 FORMATS = {"md": render_markdown, "csv": render_csv, "json": render_json, "html": render_html}
 SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv", ".json": "json", ".html": "html", ".htm": "html"}

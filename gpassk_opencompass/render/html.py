@@ -18,6 +18,8 @@ it works offline and from ``file://``. Needs the ``plots`` extra. What it shows:
 
 from __future__ import annotations
 
+import os
+import pathlib
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -35,6 +37,7 @@ from gpassk_opencompass.render.leaderboard import (
     format_value,
     incomplete_footnotes,
     inconsistent_footnotes,
+    row_warnings,
     warning_footnotes,
 )
 from gpassk_opencompass.render.score_report import CUT_SOURCES
@@ -54,6 +57,7 @@ class CellView:
     classes: str = ""
     title: str = ""
     interval: str = ""
+    href: str = ""  # the greedy run in the explorer (the Greedy cell of a row with a sampled run)
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,7 @@ class RowView:
     rank: CellView | None = None
     order_uncertain: bool = False
     problems: str = ""  # why its values cannot be believed (tabulated as asked): a † and its title
+    href: str = ""  # its run in the explorer (its sampled run, else its greedy run)
 
 
 @dataclass(frozen=True)
@@ -109,13 +114,47 @@ def page_title(leaderboard: Leaderboard) -> str:
     )
 
 
-def render_html(leaderboard: Leaderboard, *, intervals: bool = False, title: str = "") -> str:
+def explorer_link(explorer: str | None, run: str | None) -> str:
+    """The link to a run in a ``gpassk view`` export: ``<explorer>/index.html#/run/<run id>`` (``""`` without
+    either). ``explorer`` is an ``http(s)://`` address, or a path as the page should reach it
+    (:func:`explorer_base`).
+
+    >>> explorer_link("./explorer", "0123456789ab"), explorer_link(None, "0123456789ab"), explorer_link("x", None)
+    ('./explorer/index.html#/run/0123456789ab', '', '')
+    """
+    if explorer is None or run is None:
+        return ""
+    return f"{explorer.rstrip('/')}/index.html#/run/{run}"
+
+
+def explorer_base(explorer: str, page: str | os.PathLike | None) -> str:
+    """``--explorer`` as the page at ``page`` reaches it: an ``http(s)://`` address as given, a folder relative
+    to the page's folder (the current folder for stdout), so page and export move together; it always starts
+    ``./`` or ``../``, so no part of it reads as a URL scheme.
+
+    >>> explorer_base("out/explorer", "out/board.html"), explorer_base("javascript:x", None)
+    ('./explorer', './javascript:x')
+    >>> explorer_base("https://example.org/runs/", "board.html"), explorer_base("/srv/explorer", "/srv/www/b.html")
+    ('https://example.org/runs/', '../explorer')
+    """
+    if explorer.startswith(("http://", "https://")):
+        return explorer
+    start = os.path.dirname(os.path.abspath(page)) if page is not None else os.getcwd()
+    relative = pathlib.PurePath(os.path.relpath(os.path.abspath(explorer), start)).as_posix()
+    return relative if relative.startswith("../") else f"./{relative}"
+
+
+def render_html(
+    leaderboard: Leaderboard, *, intervals: bool = False, title: str = "", explorer: str | None = None
+) -> str:
     """The whole page: a switcher, then per benchmark a sortable table and a G-Pass@k_τ chart.
 
     Args:
         leaderboard: what to render.
         intervals: show ``[low, high]`` intervals under the values.
         title: the page's heading (default: the benchmarks it shows, :func:`page_title`).
+        explorer: where a ``gpassk view --export`` of the runs is, as the page reaches it
+            (:func:`explorer_base`): each row's label links to its run there (:func:`explorer_link`).
 
     Returns:
         A complete HTML document.
@@ -130,7 +169,7 @@ def render_html(leaderboard: Leaderboard, *, intervals: bool = False, title: str
 
     colors = plots.model_colors(leaderboard)
     series = plots.series_index(leaderboard)
-    ranking = getattr(leaderboard, "ranking", None)  # set by the ranking step when asked
+    ranking = leaderboard.ranking
     panels = tuple(
         _panel(
             leaderboard,
@@ -139,6 +178,7 @@ def render_html(leaderboard: Leaderboard, *, intervals: bool = False, title: str
             colors,
             series,
             intervals,
+            explorer,
             Markup(plots.svg_markup(plots.threshold_figure(leaderboard, table.benchmark), id_prefix=f"c{index}-")),
         )
         for index, table in enumerate(leaderboard.tables)
@@ -172,11 +212,12 @@ def _panel(
     colors: dict[str, str],
     series: dict[str, int],
     intervals: bool,
+    explorer: str | None,
     chart: object,
 ) -> Panel:
     comparison = leaderboard.comparison
     last = leaderboard.columns[-1].label if leaderboard.columns else ""
-    ranked = any(getattr(row, "rank", None) is not None for row in table.rows)
+    ranked = any(row.rank is not None for row in table.rows)
     headers = [Header("Rank", "number")] if ranked else []
     headers.append(Header("LLMs", "text"))
     for column in leaderboard.columns:
@@ -190,9 +231,13 @@ def _panel(
     rows = []
     for row in table.rows:
         cells = []
+        sampled, greedy = row.runs
         for column in leaderboard.columns:
             cell = row.cells[column.label]
-            cells.append(_value_cell(cell, intervals))
+            view = _value_cell(cell, intervals)
+            if column.result_key is None and sampled is not None and view.value:  # the greedy run links its own
+                view = replace(view, href=explorer_link(explorer, greedy))
+            cells.append(view)
             if comparison:
                 cells.append(
                     CellView(
@@ -210,11 +255,12 @@ def _panel(
                 colors[row.label],
                 tuple(cells),
                 _rank_cell(row, leaderboard) if ranked else None,
-                bool(getattr(row, "order_uncertain", False)),
-                "; ".join(getattr(row, "problems", ())),
+                row.order_uncertain,
+                "; ".join(row.problems),
+                explorer_link(explorer, sampled or greedy),
             )
         )
-    ranking = getattr(leaderboard, "ranking", None)
+    ranking = leaderboard.ranking
     level = f" at the {_percent(ranking.level)} level" if ranking is not None else ""
     return Panel(
         index=index,
@@ -227,7 +273,7 @@ def _panel(
         + tuple(f"{WARNED} {note}" for note in warning_footnotes(replace(leaderboard, tables=(table,)))),
         chart=chart,
         ranked=ranked,
-        bars=any(row.curve and getattr(row, "curve_intervals", ()) for row in table.rows),
+        bars=any(row.curve and row.curve_intervals for row in table.rows),
         uncertain_title=f"the order of this row and the next is not significant{level}",
     )
 
@@ -242,7 +288,7 @@ def _measured_cells(row: Row) -> list[CellView]:
     [('25 % ⚠', '0.25', 'cut warned'), ('5 questions, n = 8, rule judge', '5 questions, n = 8, rule judge', 'measured')]
     """
     measured = row.measured
-    text, warning = format_measured(measured, row.warnings), "; ".join(row.warnings)
+    text, warning = format_measured(measured, row.warnings), "; ".join(row_warnings(row))
     if measured is None or measured.cut is None:
         return [
             CellView(format_cut(measured), "", "cut missing", "not recorded (results before schema 3)"),
@@ -288,15 +334,15 @@ def _rank_cell(row: Row, leaderboard: Leaderboard) -> CellView:
 
     >>> from gpassk_opencompass.leaderboard.records import Leaderboard, Row
     >>> _rank_cell(Row("m", "m", {}), Leaderboard(16, (), ()))
-    CellView(text='-', value='', classes='rank missing', title='', interval='')
+    CellView(text='-', value='', classes='rank missing', title='', interval='', href='')
     """
-    rank = getattr(row, "rank", None)
+    rank = row.rank
     if rank is None:
         return CellView("-", "", "rank missing")
-    interval = getattr(row, "rank_interval", None)
+    interval = row.rank_interval
     if interval is None:
         return CellView(str(rank), str(rank), "rank")
-    ranking = getattr(leaderboard, "ranking", None)
+    ranking = leaderboard.ranking
     level = f"{_percent(ranking.level)} " if ranking is not None else ""
     low, high = interval
     return CellView(str(rank), str(rank), "rank", f"{level}rank interval: {low} to {high}", f"[{low}, {high}]")

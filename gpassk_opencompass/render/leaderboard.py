@@ -1,9 +1,9 @@
-"""Leaderboard → text: Markdown (the seed README's tables), CSV and JSON. Pure.
+"""Leaderboard → text: Markdown (the seed README's tables) and CSV, and every leaderboard text the other formats
+share (cells, Cut, Measured, a run's claims, warnings, footnotes; JSON: :mod:`.leaderboard_json`). Pure.
 
 Markdown and HTML show one decimal, like the published tables; CSV and JSON
 carry the values exactly as the results files hold them.  A missing value is
-``-`` in Markdown and empty in CSV; JSON leaves it out, as the published JSON
-does for models a benchmark did not list.
+``-`` in Markdown and empty in CSV.
 
 >>> from gpassk_opencompass.leaderboard.records import BenchmarkTable, Cell, Leaderboard, Row
 >>> from gpassk_opencompass.leaderboard.table import leaderboard_columns
@@ -18,30 +18,30 @@ does for models a benchmark did not list.
 | LLMs | Greedy | G-Pass@16_0.5 | G-Pass@16_0.75 | G-Pass@16_1.0 | mG-Pass@16 | Cut | Measured |
 |:--|--:|--:|--:|--:|--:|--:|:--|
 | Qwen2.5-7B-Instruct | 37.0 | 36.5 | 27.2 | 16.0 | - | - |  |
->>> print(render_json(board))
-{
-  "Qwen2.5-7B-Instruct": {
-    "Greedy": {"LiveMathBench-202412": 37.0},
-    "G-Pass@16-0.5": {"LiveMathBench-202412": 36.46},
-    "G-Pass@16-0.75": {"LiveMathBench-202412": 27.2},
-    "G-Pass@16-1.0": {"LiveMathBench-202412": 16.0}
-  }
-}
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from gpassk_opencompass.catalog import composition_warning
 from gpassk_opencompass.defaults import CUT_WARNING_SHARE
 from gpassk_opencompass.render import exact_number
 
 if TYPE_CHECKING:  # the leaderboard's types, named in annotations only (the leaderboard imports this package)
-    from gpassk_opencompass.leaderboard.records import Cell, Comparison, Leaderboard, Measured, RankingInfo, Row
+    from gpassk_opencompass.leaderboard.records import (
+        Cell,
+        Claim,
+        Comparison,
+        Leaderboard,
+        Measured,
+        RankingInfo,
+        Row,
+        RowWarning,
+    )
     from gpassk_opencompass.scoring.results import Curtailment
 
 MISSING = "-"
@@ -123,23 +123,78 @@ def format_cut(measured: Measured | None) -> str:
     return f"{text} {FLAG}" if share > CUT_WARNING_SHARE else text
 
 
-def format_measured(measured: Measured | None, warnings: Sequence[str] = ()) -> str:
-    """The Measured column's text: questions, n, judge and protocol (empty when nothing is recorded), the
-    generations a curtailed run drew of a fixed n's, ``‡`` after it when the row has warnings (told in the
-    footnotes).
+def format_measured(measured: Measured | None, warnings: Sequence[object] = ()) -> str:
+    """The Measured column's text: what the run claims to be (:func:`format_claim`: a pilot says its questions
+    of the published column's), questions, n, judge and protocol (empty when nothing is recorded), the generations
+    a curtailed run drew of a fixed n's, ``‡`` after it when the row has warnings (told in the footnotes).
 
-    >>> from gpassk_opencompass.leaderboard.records import Measured
+    >>> from gpassk_opencompass.leaderboard.records import Measured, OwnData, Pilot
     >>> format_measured(Measured(5, 8, "rule")), format_measured(Measured(5, 8, "rule"), ["AIME2025: 5 questions, ..."])
     ('5 questions, n = 8, rule judge', '5 questions, n = 8, rule judge ‡')
+    >>> format_measured(Measured(None, 48, "llm", "gpassk-judge-v2"))
+    'n = 48, llm judge (prompt gpassk-judge-v2)'
+    >>> format_measured(Measured(5, 8, "rule", claims=(Pilot(5, 15), OwnData("/data/a.jsonl", "ab" * 32))))
+    'pilot: 5 of 15 questions, own data: /data/a.jsonl (sha256 abababababab…), n = 8, rule judge'
     >>> from gpassk_opencompass.scoring.results import Curtailment
     >>> drawn = Curtailment(n1=16, n=48, rule="all-wrong", stopped=19, generations=832, fixed_n_generations=1440)
     >>> format_measured(Measured(30, 48, "rule", curtail=drawn))
     '30 questions, n = 48, rule judge; generations: 832 of 1,440'
     """
-    text = "" if measured is None else measured.describe()
+    parts = [] if measured is None else [format_claim(claim) for claim in measured.claims]
+    if measured is not None:
+        piloted = any(claim.kind == "pilot" for claim in measured.claims)  # a pilot says its questions itself
+        parts += [f"{measured.questions} questions"] if measured.questions is not None and not piloted else []
+        parts += [f"n = {measured.n}"] if measured.n is not None else []
+        if measured.judge is not None:
+            parts.append(f"{measured.judge} judge" + (f" (prompt {measured.protocol})" if measured.protocol else ""))
+    text = ", ".join(parts)
     if measured is not None and measured.curtail is not None:
         text += f"; generations: {curtail_generations(measured.curtail)}"
     return f"{text} {WARNED}".lstrip() if warnings else text
+
+
+def format_claim(claim: Claim) -> str:
+    """What a run claims to be, in words (the leaderboard's Measured column, ``gpassk view``'s run).
+
+    >>> from gpassk_opencompass.leaderboard.records import OwnData, Pilot
+    >>> format_claim(Pilot(5, 15)), format_claim(OwnData("/data/aime", None))
+    ('pilot: 5 of 15 questions', 'own data: /data/aime (no digest: a folder, too big, or not readable here)')
+    """
+    if claim.kind == "pilot":
+        return f"pilot: {claim.questions} of {claim.published} questions"
+    digest = (
+        f"sha256 {claim.sha256[:12]}…"
+        if claim.sha256 is not None
+        else "no digest: a folder, too big, or not readable here"
+    )
+    return f"own data: {claim.path} ({digest})"
+
+
+def format_warning(warning: RowWarning) -> str:
+    """A row's warning fact as one sentence: a cut share over the warning share, questions other than the
+    published column's.
+
+    >>> from gpassk_opencompass.leaderboard.records import Composition, CutShare
+    >>> format_warning(CutShare("X", "AIME2025", False, 0.234375, False, "G-Pass@16_1.0"))
+    'X on AIME2025: 23 % of generations cut at the output limit; G-Pass@16_1.0 is bounded by it; raise max_out_len'
+    >>> print(format_warning(CutShare("X", "AIME2025", True, 0.234375, True, "Greedy")))
+    X on AIME2025 (greedy): at least 23 % of generations cut at the output limit (no finish_reason recorded: counted from the text); Greedy is bounded by it; raise max_out_len
+    >>> format_warning(Composition("AIME2025", 5, 15))
+    "AIME2025: 5 questions, the published column has 15; results will not compare one to one (see 'Benchmark composition' in docs/generator.md)"
+    """
+    if warning.kind == "cut":
+        return (
+            f"{warning.label} on {warning.benchmark}{' (greedy)' if warning.greedy else ''}: "
+            f"{'at least ' * warning.lower_bound}{warning.share * 100:.0f} % of generations cut at the output limit"
+            f"{' (no finish_reason recorded: counted from the text)' * warning.lower_bound}; {warning.bounded} is "
+            "bounded by it; raise max_out_len"
+        )
+    return f"{warning.benchmark}: {composition_warning(warning.questions, warning.published)}"
+
+
+def row_warnings(row: Row) -> list[str]:
+    """A row's warnings in words (:func:`format_warning`), each once."""
+    return list(dict.fromkeys(format_warning(warning) for warning in row.warnings))
 
 
 def curtail_generations(curtail: Curtailment) -> str:
@@ -150,9 +205,7 @@ def curtail_generations(curtail: Curtailment) -> str:
 def warning_footnotes(leaderboard: Leaderboard) -> list[str]:
     """Every row's warnings (:attr:`~gpassk_opencompass.leaderboard.records.Row.warnings`), in table order, each once
     (a table's rows with as many questions share one composition warning)."""
-    return list(
-        dict.fromkeys(warning for table in leaderboard.tables for row in table.rows for warning in row.warnings)
-    )
+    return list(dict.fromkeys(text for table in leaderboard.tables for row in table.rows for text in row_warnings(row)))
 
 
 def incomplete_footnotes(leaderboard: Leaderboard) -> list[str]:
@@ -305,7 +358,10 @@ def render_markdown(leaderboard: Leaderboard, *, intervals: bool = False) -> str
                 cells.append(format_cell(cell, intervals, mark="\\" + INCOMPLETE))
                 if comparison:
                     cells.append(format_comparison(cell, comparison))
-            cells += [format_cut(row.measured), _escape_markdown(format_measured(row.measured, row.warnings))]
+            cells += [
+                format_cut(row.measured),
+                _escape_markdown(format_measured(row.measured, row.warnings)),
+            ]
             lines.append("| " + " | ".join(cells) + " |")
         blocks.append("\n".join(lines))
     footnotes = [f"\\{INCOMPLETE} {_escape_markdown(note)}  " for note in incomplete_footnotes(leaderboard)]
@@ -335,7 +391,8 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
     the next is not significant); when any row's values cannot be believed
     (tabulated as asked) also ``consistent``; last what the row measured (:data:`MEASURED_CSV`:
     ``questions``, ``n``, ``judge``, ``protocol``, ``generations``, ``cut``, ``no_answer``, ``cut_share``,
-    ``cut_source``, empty where not recorded) and ``warnings`` (its warnings, joined by ``; ``).
+    ``cut_source``, ``curtail``, ``fixed_n_generations``, ``claims``, empty where not recorded) and ``warnings``
+    (its warnings, joined by ``; ``).
     Text cells (benchmark, model, judge, warnings) that a spreadsheet would run as a formula get a
     leading ``'`` (:func:`csv_text`).
 
@@ -344,11 +401,11 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
     >>> columns = leaderboard_columns(16, (1.0,))
     >>> row = Row("m", "m", {c.label: Cell(v) for c, v in zip(columns, [50.0, 12.5, None])})
     >>> print(render_csv(Leaderboard(16, columns, (BenchmarkTable("AIME2025", (row,)),))), end="")
-    benchmark,model,Greedy,G-Pass@16_1.0,mG-Pass@16,complete,questions,n,judge,protocol,generations,cut,no_answer,cut_share,cut_source,curtail,fixed_n_generations,warnings
-    AIME2025,m,50.0,12.5,,true,,,,,,,,,,,,
+    benchmark,model,Greedy,G-Pass@16_1.0,mG-Pass@16,complete,questions,n,judge,protocol,generations,cut,no_answer,cut_share,cut_source,curtail,fixed_n_generations,claims,warnings
+    AIME2025,m,50.0,12.5,,true,,,,,,,,,,,,,
     """
     comparison = leaderboard.comparison
-    bounded = _any_incomplete(leaderboard)
+    bounded = any_incomplete(leaderboard)
     header = ["benchmark", "model"]
     for column in leaderboard.columns:
         header.append(column.label)
@@ -402,7 +459,7 @@ def render_csv(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
                 ]
             measured = measured_fields(row.measured)
             record += ["" if measured[name] is None else csv_text(str(measured[name])) for name in MEASURED_CSV]
-            record.append(csv_text("; ".join(row.warnings)))
+            record.append(csv_text("; ".join(row_warnings(row))))
             writer.writerow(record)
     return buffer.getvalue()
 
@@ -420,19 +477,21 @@ MEASURED_CSV = (
     "cut_source",
     "curtail",
     "fixed_n_generations",
+    "claims",
 )
 
 
 def measured_fields(measured: Measured | None) -> dict[str, object]:
-    """What a row measured as plain fields (:data:`MEASURED_CSV`; ``None`` where not recorded).
+    """What a row measured and claims as plain fields (:data:`MEASURED_CSV`; ``None`` where not recorded).
 
     >>> from gpassk_opencompass.leaderboard.records import Measured
     >>> from gpassk_opencompass.scoring.results import CutGenerations
     >>> cut = CutGenerations(generations=40, cut=10, no_answer=2, recorded=40, source="finish_reason")
     >>> measured_fields(Measured(5, 8, "rule", None, cut))
-    {'questions': 5, 'n': 8, 'judge': 'rule', 'protocol': None, 'generations': 40, 'cut': 10, 'no_answer': 2, 'cut_share': 0.25, 'cut_source': 'finish_reason', 'curtail': None, 'fixed_n_generations': None}
+    {'questions': 5, 'n': 8, 'judge': 'rule', 'protocol': None, 'generations': 40, 'cut': 10, 'no_answer': 2, 'cut_share': 0.25, 'cut_source': 'finish_reason', 'curtail': None, 'fixed_n_generations': None, 'claims': None}
 
-    ``curtail`` is a curtailed run's design (``'16:48:all-wrong'``), ``fixed_n_generations`` what a fixed n draws.
+    ``curtail`` is a curtailed run's design (``'16:48:all-wrong'``), ``fixed_n_generations`` what a fixed n draws,
+    ``claims`` what the run claims to be (:func:`format_claim`, joined by ``; ``).
     """
     if measured is None:
         return dict.fromkeys(MEASURED_CSV)
@@ -450,178 +509,12 @@ def measured_fields(measured: Measured | None) -> dict[str, object]:
         "cut_source": None if cut is None else cut.source,
         "curtail": None if curtail is None else str(curtail.design),
         "fixed_n_generations": None if curtail is None else curtail.fixed_n_generations,
+        "claims": "; ".join(format_claim(claim) for claim in measured.claims) or None,
     }
 
 
-def leaderboard_json(leaderboard: Leaderboard, field: str = "value") -> dict:
-    """``{model: {metric: {benchmark: x}}}`` where x is a cell's ``value``,
-    ``published``, ``delta``, ``interval`` (``[low, high]``) or ``bounds``
-    (``[all unresolved wrong, all right]``); missing ones left out."""
-    shaped: dict = {}
-    for table in leaderboard.tables:
-        for row in table.rows:
-            for column in leaderboard.columns:
-                cell = row.cells[column.label]
-                if field == "interval":
-                    x = None if cell.interval is None else [cell.interval.low, cell.interval.high]
-                elif field == "bounds":
-                    x = None if cell.bounds is None else list(cell.bounds)
-                else:
-                    x = getattr(cell, field)
-                if x is not None:
-                    shaped.setdefault(row.label, {}).setdefault(column.json_name, {})[table.benchmark] = x
-    return shaped
-
-
-def render_json(leaderboard: Leaderboard, *, intervals: bool = False) -> str:
-    """The published leaderboard's JSON shape, ``{model: {metric: {benchmark: value}}}``.
-
-    With ``intervals``, a comparison or a row from an incomplete run the shape
-    moves under ``"leaderboard"``, beside ``"complete"`` (false when any value
-    comes from an incomplete run), ``"intervals"`` (``[low, high]`` in the same
-    shape) and/or ``"published"``, ``"delta"`` (same shape), ``"tolerance"``,
-    ``"source"`` and ``"flagged"`` (a list of ``{model, metric, benchmark,
-    ours, published, delta}``); with incomplete rows also ``"incomplete"`` (a
-    list of ``{model, benchmark, results, unresolved, generations}``) and
-    ``"bounds"`` (``[all unresolved wrong, all right]`` in the same shape).
-    With a ranking, also ``"ranking"``: ``{metric, level, correction,
-    resamples, seed, rows: [{benchmark, model, rank, rank_low, rank_high,
-    order_uncertain}]}`` (ranked rows, in table order); with runs a manifest
-    expects without results, ``"missing"``: a list of ``{model_abbr,
-    dataset_abbr, display_name, benchmark, manifest}``; with rows whose values cannot be
-    believed (tabulated as asked), ``"inconsistent"``: a list of ``{model, benchmark, problems}``. Whenever the
-    shape moves under ``"leaderboard"``, ``"measured"`` lists what each row measured (``{model, benchmark}`` and
-    :func:`measured_fields`) and, when any row has warnings (a cut share over 5 %, questions that are not the
-    published column's), ``"warnings"`` a list of ``{model, benchmark, warning}``; the bare shape has no room
-    for them (CSV carries them always).
-    """
-    values = leaderboard_json(leaderboard)
-    comparison = leaderboard.comparison
-    incomplete = _any_incomplete(leaderboard)
-    warnings = [
-        {"model": row.label, "benchmark": table.benchmark, "warning": warning}
-        for table in leaderboard.tables
-        for row in table.rows
-        for warning in row.warnings
-    ]
-    ranking = leaderboard.ranking
-    doubtful = [
-        {"model": row.label, "benchmark": table.benchmark, "problems": list(row.problems)}
-        for table in leaderboard.tables
-        for row in table.rows
-        if row.problems
-    ]
-    if (
-        not intervals
-        and comparison is None
-        and not incomplete
-        and ranking is None
-        and not leaderboard.missing
-        and not doubtful
-    ):
-        return _dump(values)
-    document: dict = {"leaderboard": values, "complete": not incomplete}
-    document["measured"] = [
-        {"model": row.label, "benchmark": table.benchmark, **measured_fields(row.measured)}
-        for table in leaderboard.tables
-        for row in table.rows
-    ]
-    if warnings:
-        document["warnings"] = warnings
-    if ranking is not None:
-        document["ranking"] = {
-            "metric": ranking.metric,
-            "level": ranking.level,
-            "correction": ranking.correction,
-            "resamples": ranking.resamples,
-            "seed": ranking.seed,
-            "rows": [
-                {
-                    "benchmark": table.benchmark,
-                    "model": row.label,
-                    "rank": row.rank,
-                    "rank_low": row.rank_interval and row.rank_interval[0],
-                    "rank_high": row.rank_interval and row.rank_interval[1],
-                    "order_uncertain": row.order_uncertain,
-                }
-                for table in leaderboard.tables
-                for row in table.rows
-                if row.rank is not None
-            ],
-        }
-    if leaderboard.missing:
-        document["missing"] = [
-            {
-                "model_abbr": run.model_abbr,
-                "dataset_abbr": run.dataset_abbr,
-                "display_name": run.display_name,
-                "benchmark": run.benchmark,
-                "manifest": str(run.manifest),
-            }
-            for run in leaderboard.missing
-        ]
-    if doubtful:
-        document["inconsistent"] = doubtful
-    if incomplete:
-        document["incomplete"] = [
-            {
-                "model": row.label,
-                "benchmark": table.benchmark,
-                "results": str(unresolved.path),
-                "unresolved": unresolved.unresolved,
-                "generations": unresolved.generations,
-            }
-            for table in leaderboard.tables
-            for row in table.rows
-            for unresolved in row.unresolved
-        ]
-        document["bounds"] = leaderboard_json(leaderboard, "bounds")
-    if intervals:
-        document["intervals"] = leaderboard_json(leaderboard, "interval")
-    if comparison is not None:
-        document["published"] = leaderboard_json(leaderboard, "published")
-        document["delta"] = leaderboard_json(leaderboard, "delta")
-        document["source"] = comparison.source
-        document["tolerance"] = comparison.tolerance
-        document["flagged"] = [
-            {
-                "model": row.label,
-                "metric": column.json_name,
-                "benchmark": table.benchmark,
-                "ours": cell.value,
-                "published": cell.published,
-                "delta": cell.delta,
-            }
-            for table in leaderboard.tables
-            for row in table.rows
-            for column in leaderboard.columns
-            if comparison.flagged(cell := row.cells[column.label])
-        ]
-    return _dump(document)
-
-
-def _dump(value: object, depth: int = 0) -> str:
-    """Indented JSON whose innermost objects (``{benchmark: value}``) stay on one line."""
-    pad, inner = "  " * depth, "  " * (depth + 1)
-    if isinstance(value, dict) and _nested(value):
-        items = [
-            f"{inner}{json.dumps(key, ensure_ascii=False)}: {_dump(item, depth + 1)}" for key, item in value.items()
-        ]
-        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
-    if isinstance(value, list) and _nested(value):
-        return "[\n" + ",\n".join(inner + _dump(item, depth + 1) for item in value) + f"\n{pad}]"
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _nested(value: object) -> bool:
-    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
-    return any(
-        isinstance(child, dict) or (isinstance(child, list) and any(isinstance(x, (dict, list)) for x in child))
-        for child in children
-    )
-
-
-def _any_incomplete(leaderboard: Leaderboard) -> bool:
+def any_incomplete(leaderboard: Leaderboard) -> bool:
+    """Whether any row comes from an incomplete run (some generation without a verdict)."""
     return any(row.unresolved for table in leaderboard.tables for row in table.rows)
 
 

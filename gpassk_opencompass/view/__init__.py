@@ -13,8 +13,9 @@ on 127.0.0.1 (:mod:`.server`) and writing them as static files (:mod:`.export`).
 
 from __future__ import annotations
 
+from gpassk_opencompass.leaderboard.records import run_id
 from gpassk_opencompass.view.export import check_export_folder, export
-from gpassk_opencompass.view.keys import parse_key, run_id
+from gpassk_opencompass.view.keys import parse_key
 from gpassk_opencompass.view.server import serve
 from gpassk_opencompass.view.viewer import Viewer
 

@@ -22,7 +22,7 @@ from gpassk_opencompass.leaderboard import build_leaderboard, rank_leaderboard
 from gpassk_opencompass.leaderboard.records import Leaderboard
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, metric_key, mg_metric_key
-from gpassk_opencompass.render.leaderboard import FLAG, MISSING, format_cut, format_measured
+from gpassk_opencompass.render.leaderboard import FLAG, MISSING, format_cut, format_measured, row_warnings
 from gpassk_opencompass.uncertainty.bayes import bayes_interval_counts
 from gpassk_opencompass.uncertainty.paired import metric_table
 from gpassk_opencompass.view.runs import END_CODES, SNIPPET_CHARS, Loaded, ViewRun
@@ -166,7 +166,7 @@ def _board(board: Leaderboard, by_path: dict) -> dict:
                     "tied_with_next": row.order_uncertain,
                     "cut": None if cut == MISSING else cut,
                     "measured": measured or None,
-                    "warnings": list(row.warnings),
+                    "warnings": row_warnings(row),
                 }
             )
         tables.append(

@@ -15,7 +15,6 @@ b'GPASSK.receive("index", {"title": "</script>\\\\u2028"});\\n'
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -69,16 +68,6 @@ def parse_key(key: str) -> Key | None:
     if match["j"] is None:
         return Key("question", run=match["run"], i=i)
     return Key("generation", run=match["run"], i=i, j=int(match["j"]))
-
-
-def run_id(results_bytes: bytes) -> str:
-    """A run's id: the first 12 hex digits of sha256 of its results file's bytes (identity by content: the
-    leaderboard page computes the same for its row links).
-
-    >>> run_id(b'{"accuracy": 50.0}')
-    '304baa642990'
-    """
-    return hashlib.sha256(results_bytes).hexdigest()[:12]
 
 
 def document_script(key: str, document: object) -> bytes:

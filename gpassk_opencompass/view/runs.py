@@ -39,10 +39,11 @@ from gpassk_opencompass.files import (
     read_head,
 )
 from gpassk_opencompass.leaderboard import RunResult, collect_runs
-from gpassk_opencompass.leaderboard.identify import result_bounds, result_intervals, result_metrics, result_unresolved
-from gpassk_opencompass.leaderboard.records import Notice
+from gpassk_opencompass.leaderboard.identify import run_from_results
+from gpassk_opencompass.leaderboard.records import Notice, run_id
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.plugin.runs import prediction_parts
+from gpassk_opencompass.render.leaderboard import format_claim
 from gpassk_opencompass.scoring.cut import generation_end
 from gpassk_opencompass.scoring.details import QuestionRecord, texts_digest
 from gpassk_opencompass.scoring.questions import Question, question_from
@@ -50,7 +51,6 @@ from gpassk_opencompass.scoring.readers import format_of, input_files, read_inpu
 from gpassk_opencompass.scoring.readers import opencompass as opencompass_reader
 from gpassk_opencompass.scoring.results import ResultsFile
 from gpassk_opencompass.scoring.results_io import MAX_RESULTS_BYTES, load_results
-from gpassk_opencompass.view.keys import run_id
 from gpassk_opencompass.view.texts import TextStore
 
 #: A file gpassk wrote a ``gpassk`` block into (``gpassk score``, GPassKEvaluator), from its first bytes.
@@ -67,7 +67,7 @@ class ViewRun:
     """One run as the viewer holds it.
 
     Attributes:
-        id: :func:`~gpassk_opencompass.view.keys.run_id` of its results file.
+        id: :func:`~gpassk_opencompass.leaderboard.records.run_id` of its results file.
         run: the leaderboard's model of the run (``generations``: the files its texts are read from).
         results: its results document (details with every verdict).
         kind: ``sampled``, ``greedy`` (an OpenCompass run) or ``scored`` (a ``gpassk score`` output).
@@ -217,30 +217,7 @@ def _scored_run(path: Path, generations: Path | None, store: TextStore, inputs: 
     if generations is not None:
         files = tuple(input_files(generations))
         inputs += files
-    info = results.gpassk
-    n = info.n if info.n is not None else (info.curtail.n if info.curtail is not None else _widest(results))
-    run = RunResult(
-        results_path=path,
-        model_abbr=path.stem,
-        dataset_abbr=path.stem,
-        display_name=path.stem,
-        benchmark=results.benchmark or "",
-        greedy=False,
-        n=n,
-        k=results.ks,
-        metrics=result_metrics(results),
-        intervals=result_intervals(results),
-        thresholds=results.thresholds or None,
-        written=path.stat().st_mtime,
-        unresolved=result_unresolved(results, path),
-        bounds=result_bounds(results),
-        problems=results.problems,
-        questions=results.questions,
-        judge=info.judge,
-        protocol=info.prompt_version,
-        cut=results.cut,
-        curtail=info.curtail,
-    )
+    run = run_from_results(results, path, run_id=rid, written=path.stat().st_mtime)
     run = _with_generations(run, files)
     view_run = _empty_run(rid, run, results, "scored", path.name)
     if generations is not None:
@@ -299,10 +276,6 @@ def _with_generations(run: RunResult, files: tuple[Path, ...]) -> RunResult:
     return dataclasses.replace(run, generations=files)
 
 
-def _widest(results: ResultsFile) -> int:
-    return max((question.n for question in results.details), default=1)
-
-
 def _need_details(results: ResultsFile, path: Path) -> None:
     if not results.details or not any(question.verdicts for question in results.details):
         raise InputError(
@@ -313,7 +286,7 @@ def _need_details(results: ResultsFile, path: Path) -> None:
 
 def _claims(run: RunResult, results: ResultsFile) -> tuple[str, ...]:
     """What the run says it is: the leaderboard's claims of the run where it records them, and its design."""
-    claims = [str(claim) for claim in getattr(run, "claims", ()) or ()]
+    claims = [format_claim(claim) for claim in run.claims]
     curtail = results.gpassk.curtail
     if curtail is not None and not any(claim.startswith("curtailed") for claim in claims):
         claims.append(f"curtailed: n1={curtail.n1} of {curtail.n}, {curtail.rule}")
