@@ -324,6 +324,7 @@ SCRIPTS = (
 CONTROLS = "bell\x07 nul\x00 esc\x1b[31mred\x1b[0m cr\r lone; crlf\r\nnext; c1\x85 del\x7f"
 BIDI = "price: \u202e$01\u202c, isolate \u2067abc\u2069, mark \u200f, bom \ufeff end"
 HUGE = "A" * 10_000_000 + "END"
+BELLS = "\x07" * 5000 + "\u202e" * 5000
 
 
 def shown_as(text: str) -> str:
@@ -334,7 +335,7 @@ def shown_as(text: str) -> str:
 def hostile_documents() -> dict[str, object]:
     rid = "bad0bad0bad0"
     hostile_id = "<b id=x>q</b>\u202e"
-    generations = [(0, SCRIPTS), (1, CONTROLS), (2, BIDI), (3, HUGE)]
+    generations = [(0, SCRIPTS), (1, CONTROLS), (2, BIDI), (3, HUGE), (4, BELLS)]
     run = run_entry(rid, "<img src=x onerror=window.__pwned=5>", [1], cut=0)
     run["claims"] = [SCRIPTS]
     question = {
@@ -433,6 +434,12 @@ def test_hostile_texts_show_as_inert_text_and_the_page_stays_responsive(browser,
         shown = wait_for(page, f"document.querySelector('details.gen[data-j=\"{j}\"] pre.generation')?.textContent")
         assert shown == shown_as(text)
     assert page.evaluate("document.querySelector('details.gen[data-j=\"0\"] pre.reply').textContent") == SCRIPTS
+    # 10,000 escapes: the first 2,000 in boxes, the rest as plain text, all of them shown
+    page.click('details.gen[data-j="4"] summary')
+    shown = wait_for(page, "document.querySelector('details.gen[data-j=\"4\"] pre.generation')?.textContent")
+    assert shown == shown_as(BELLS)
+    assert page.evaluate("document.querySelectorAll('details.gen[data-j=\"4\"] pre.generation .esc').length") == 2000
+    page.click('details.gen[data-j="4"] summary')
     assert_nothing_ran(browser, page)
 
     # a 10 MB line: its first 200,000 characters, a note and "show all"; the page answers a click at once after it
@@ -517,3 +524,13 @@ def test_a_map_of_238_questions_by_48_generations_opens_fast(browser, tmp_path):
         f"238 x 48 map: shown in {opened:.2f} s from navigation, a filter in {filtered:.3f} s, a re-sort in {drawn:.0f} ms"
     )
     assert opened < 2.0 and filtered < 0.5
+
+    # back from a question, the map is as it was left: its filter, order and scroll position
+    page.evaluate("window.scrollTo(0, 1500)")
+    go(page, f"#/run/{rid}/q/5")
+    assert "could not be loaded" in wait_for(page, "document.querySelector('.error')?.textContent")
+    page.evaluate("history.back()")
+    wait_for(page, "!!document.querySelector('.qrow')")
+    assert count_text(page) == f"{expected} of 238 questions"
+    assert page.evaluate("document.querySelector('select.sort').value") == "i"
+    assert wait_for(page, "window.scrollY") == 1500

@@ -563,8 +563,10 @@
     view.appendChild(count);
     view.appendChild(list);
     apply();
-    view.afterShow = function () { window.scrollTo(0, state.scroll || 0); };
-    leaving = function () { state.scroll = window.scrollY; };
+    view.afterShow = function () {
+      window.scrollTo(0, state.scroll || 0);
+      leaving = function () { state.scroll = window.scrollY; }; // back from a question: where the user was
+    };
   }
 
   var CELL = 7; // a generation's cell: CELL px wide, GAP px apart, HEIGHT px high
@@ -767,7 +769,7 @@
 
   function pairedBlock(paired, runA, runB) {
     if (!paired) return el("p", "hint paired", "No paired interval for these runs.");
-    var level = paired.level <= 1 ? paired.level * 100 : paired.level;
+    var level = String(Math.round((paired.level <= 1 ? paired.level * 100 : paired.level) * 1000) / 1000);
     var verdict;
     if (paired.verdict === "cannot separate") {
       verdict = el("p", "verdict-line cannot", "Cannot separate: the " + level + " % interval of the difference covers 0, " +
