@@ -45,6 +45,7 @@ SUBCOMMANDS = {
     "agree": "agreement, Cohen's kappa and disagreements of two judges (or one cascade run's two stages)",
     "compare": "per metric: A minus B, its paired bootstrap interval and sign-flip p-value",
     "plan": "sample-size planner: expected interval half-width per metric at other n, smallest n for a target",
+    "view": "explore results in a local page: the leaderboard, each run's stability map, questions, generations",
 }
 
 #: Every verdict resolved, every wanted run tabulated, every config done.

@@ -101,6 +101,8 @@ class RunResult:
         protocol: the judge prompt's version (``None`` for the rule judge, or when not recorded).
         cut: the generations cut at the output limit (results of schema 3), ``None`` when not recorded.
         curtail: the curtailed design the run drew under and what it drew (schema 4), ``None`` for a fixed n.
+        generations: the files its generations' texts are read from (an OpenCompass run's predictions, a score
+            output's input), ``()`` when not known (set by ``gpassk view``).
     """
 
     results_path: Path
@@ -125,6 +127,7 @@ class RunResult:
     protocol: str | None = None
     cut: CutGenerations | None = None
     curtail: Curtailment | None = None
+    generations: tuple[Path, ...] = ()
 
     @property
     def complete(self) -> bool:
