@@ -34,6 +34,7 @@ COMMANDS = {
     "agree": (["agree", "a.json", "b.json"], "run"),
     "compare": (["compare", "a.json", "b.json"], "run"),
     "plan": (["plan", "pilot.json", "--n", "8"], "run"),
+    "view": (["view", "scores.json"], "run"),
 }
 
 

@@ -327,8 +327,20 @@ def generation_document(view_run: ViewRun, i: int, j: int, store: TextStore) -> 
     position = int(view_run.texts[view_run.generations(i).start + j])
     if position < 0:
         return None
-    text = store.read(position)
+    return text_document(view_run, i, j, store.read(position))
+
+
+def text_document(view_run: ViewRun, i: int, j: int, text: str) -> dict:
+    """The ``runs/RID/q/I/g/J`` document of a text read."""
     return {"run": view_run.id, "i": i, "j": j, "text": text, "chars": len(text)}
+
+
+def question_texts(view_run: ViewRun, i: int, store: TextStore) -> list[tuple[int, str]]:
+    """``(j, text)`` of every generation of question ``i`` that has one, its file's line read once."""
+    positions = [(j, int(view_run.texts[generation])) for j, generation in enumerate(view_run.generations(i))]
+    present = [(j, position) for j, position in positions if position >= 0]
+    texts = store.read_many([position for _, position in present])
+    return [(j, text) for (j, _), text in zip(present, texts)]
 
 
 def pairs_of(runs: Sequence[ViewRun]) -> list[tuple[str, str]]:

@@ -1,7 +1,7 @@
 """``gpassk view --export DIR``: the same page and documents as static files that open from ``file://``.
 
 ``DIR/index.html``, ``DIR/viewer.js``, ``DIR/viewer.css`` (the page's files) and one ``DIR/data/KEY.js`` per data
-document (:meth:`~gpassk_opencompass.view.viewer.Viewer.keys`): one file per generation text, loaded only when it is
+document (:meth:`~gpassk_opencompass.view.viewer.Viewer.document_keys`): one file per generation text, loaded only when it is
 opened, never one huge page. Every file goes through the write door (atomically, only over a regular file), and none
 is one of the inputs (checked for every file before the first is written).
 """
@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from gpassk_opencompass.files.writing import check_not_input, check_writable_folder, write_bytes_atomic
 from gpassk_opencompass.log import logger
-from gpassk_opencompass.view.keys import document_script
+from gpassk_opencompass.view.keys import Key, document_script
 from gpassk_opencompass.view.page import ASSETS, asset
 from gpassk_opencompass.view.viewer import Viewer
 
@@ -54,27 +54,26 @@ def export(viewer: Viewer, folder: str | os.PathLike) -> Exported:
     """
     folder = Path(folder)
     check_writable_folder(ROLE, folder)
-    keys = list(viewer.keys())
-    targets = [folder / name for name in ASSETS] + [folder / "data" / f"{key.text}.js" for key in keys]
+    keys = list(viewer.document_keys())
+    targets = [folder / name for name in ASSETS] + [data_path(folder, key) for key in keys]
     _check_not_inputs(targets, viewer.inputs)
     files = size = 0
+    folder.mkdir(parents=True, exist_ok=True)
+    missing = []
     for name in ASSETS:
         body = asset(name)
         if body is None:
-            logger.warning(
-                f"the page's {name} is not installed with this gpassk-opencompass; only the data is exported"
-            )
+            missing.append(name)
             continue
-        folder.mkdir(parents=True, exist_ok=True)
         write_bytes_atomic(folder / name, body)
         files, size = files + 1, size + len(body)
+    if missing:
+        logger.warning(f"the page ({', '.join(missing)}) is not installed: only its data is exported")
     made: set[Path] = set()
-    for key, target in tqdm(
-        zip(keys, targets[len(ASSETS) :]), total=len(keys), desc="exporting", unit="file", disable=None, leave=False
+    for key, document in tqdm(
+        viewer.documents(), total=len(keys), desc="exporting", unit="file", disable=None, leave=False
     ):
-        document = viewer.document(key)
-        if document is None:
-            continue
+        target = data_path(folder, key)
         body = document_script(key.text, document)
         if target.parent not in made:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -82,6 +81,11 @@ def export(viewer: Viewer, folder: str | os.PathLike) -> Exported:
         write_bytes_atomic(target, body)
         files, size = files + 1, size + len(body)
     return Exported(folder, files, size)
+
+
+def data_path(folder: Path, key: Key) -> Path:
+    """Where a document is written: ``DIR/data/KEY.js``."""
+    return folder / "data" / f"{key.text}.js"
 
 
 def _check_not_inputs(targets: list[Path], inputs: tuple) -> None:

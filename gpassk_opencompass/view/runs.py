@@ -260,9 +260,13 @@ def _folder_run(run: RunResult, folder: Path, store: TextStore, inputs: list[Pat
         return None
     run_dir = run.results_path.parent.parent.parent
     try:
-        parts = [part for part in prediction_parts(run_dir, run.model_abbr, run.dataset_abbr) if _inside(part, folder)]
+        parts = prediction_parts(run_dir, run.model_abbr, run.dataset_abbr)
     except InputError as error:
         logger.warning(f"{run.results_path}: its texts are not shown: {error}")
+        parts = []
+    outside = [part for part in parts if not _inside(part, folder)]
+    if outside:  # a symlink out of the folder given: nothing of it is read
+        logger.warning(f"{run.results_path}: its texts are not shown: {outside[0]} lies outside {folder}")
         parts = []
     inputs += parts
     run = _with_generations(run, tuple(parts))

@@ -19,7 +19,9 @@ from gpassk_opencompass.view.documents import (
     map_document,
     pairs_of,
     question_document,
+    question_texts,
     question_values,
+    text_document,
 )
 from gpassk_opencompass.view.keys import Key, document_script, parse_key
 from gpassk_opencompass.view.runs import Loaded, ViewRun, load_runs
@@ -102,7 +104,7 @@ class Viewer:
         document = self.document(key)
         return None if document is None else document_script(key.text, document)
 
-    def keys(self) -> Iterator[Key]:
+    def document_keys(self) -> Iterator[Key]:
         """Every document there is: the index, each run's map, questions and texts, each pair offered."""
         yield Key("index")
         for view_run in self.loaded.runs:
@@ -114,3 +116,19 @@ class Viewer:
                         yield Key("generation", run=view_run.id, i=i, j=j)
         for a, b in self.pairs:
             yield Key("compare", run=a, other=b)
+
+    def documents(self) -> Iterator[tuple[Key, dict]]:
+        """Every document with its key, in :meth:`document_keys`' order; a question's texts read together (a line
+        of a generations file parsed once, not once per generation)."""
+        for key in self.document_keys():
+            if key.kind == "generation":
+                continue
+            document = self.document(key)
+            if document is None:
+                continue
+            yield key, document
+            if key.kind == "question":
+                assert key.i is not None and key.run is not None
+                view_run = self.runs[key.run]
+                for j, text in question_texts(view_run, key.i, self.store):
+                    yield Key("generation", run=key.run, i=key.i, j=j), text_document(view_run, key.i, j, text)
