@@ -17,7 +17,7 @@ import pytest
 
 from cdp_browser import Chromium, chromium_path
 from gpassk_opencompass.cli import main
-from viewer_page import MAP_JS, PALETTE, choose, count_text, wait_for
+from viewer_page import MAP_JS, PALETTE, choose, count_text, go, wait_for
 
 pytestmark = [
     pytest.mark.e2e,
@@ -144,3 +144,48 @@ def test_the_server_of_a_scored_run_with_its_input(browser, scored):
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_an_opencompass_run_sampled_and_greedy(browser, tiny_opencompass_run, tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPASS_DATA_CACHE", str(tiny_opencompass_run.data_root))
+    site = tmp_path / "site"
+    assert main(["view", str(tiny_opencompass_run.workdir), "--export", str(site)]) == 0
+    page = browser.new_page(1200, 900)
+    page.navigate((site / "index.html").as_uri())
+    wait_for(page, "!!document.querySelector('.runs-table a.run-link')")
+    runs = page.evaluate(
+        "[...document.querySelectorAll('.runs-table tbody tr')].map(tr => ({id: tr.dataset.run,"
+        " cells: [...tr.children].map(td => td.textContent)}))"
+    )
+    kinds = sorted(run["cells"][2] for run in runs)
+    assert kinds.count("sampled") == 4 and kinds.count("greedy") == 2  # 2 models x 2 sampled sets, 2 greedy
+    # the leaderboard of the runs: each model's row opens its sampled run, and its greedy run where there is one
+    links = page.evaluate(
+        "[...document.querySelectorAll('table.leaderboard tbody tr')].map(tr => [tr.querySelector('a.run-link')"
+        ".textContent, tr.querySelector('a.run-link').getAttribute('href'),"
+        " tr.querySelector('a.greedy-link')?.getAttribute('href') ?? null])"
+    )
+    kind = {f"#/run/{run['id']}": (run["cells"][0], run["cells"][2]) for run in runs}
+    assert sorted(label for label, _, _ in links) == ["strong", "strong", "weak", "weak"]
+    for label, sampled, greedy in links:
+        assert kind[sampled][1] == "sampled" and kind[sampled][0].startswith(label)
+        assert greedy is None or (kind[greedy][1] == "greedy" and kind[greedy][0].startswith(label))
+    assert sum(greedy is not None for _, _, greedy in links) == 2
+    right = {q.question[:40]: q.correct for q in tiny_opencompass_run.questions}
+    for run in runs:
+        label = run["cells"][0]
+        model = "strong" if "strong" in label else "weak"
+        go(page, f"#/run/{run['id']}")
+        wait_for(page, f"document.querySelector('.qrow')?.getAttribute('href').startsWith('#/run/{run['id']}/')")
+        assert page.evaluate("document.querySelectorAll('.qrow').length") == len(right)
+        choose(page, "select.sort", "i")
+        texts = page.evaluate("[...document.querySelectorAll('.qrow .snip')].map(s => s.textContent)")
+        rows = page.evaluate(MAP_JS)
+        for text, row in zip(texts, rows):
+            (key,) = [key for key in right if key in text]
+            correct = right[key][model]
+            if run["cells"][2] == "greedy":  # the scripted greedy answer is right iff the model is ever right
+                assert row["cells"] == [PALETTE["R" if correct else "W"]], (label, text)
+            else:
+                assert row["cells"].count(PALETTE["R"]) == correct and len(row["cells"]) == 8, (label, text)
+    assert page.console_errors() == []

@@ -454,24 +454,27 @@ def test_a_map_of_238_questions_by_48_generations_opens_fast(browser, tmp_path):
     }
     export = write_export(tmp_path / "export", documents)
     page = browser.new_page(1200, 900)
-    started = time.monotonic()
     page.navigate(export.as_uri() + f"#/run/{rid}")
     wait_for(page, "document.querySelectorAll('.qrow').length === 238")
-    opened = time.monotonic() - started
-    assert page.evaluate("[...document.querySelectorAll('.map canvas')].map(c => c.width)") == [48 * 8 - 1] * 238
-    started = time.monotonic()
-    page.click("input[name=unstable]")
+    # measured in the page: from the navigation's start to the map in the document (data loaded, rows built)
+    opened = page.evaluate("performance.getEntriesByName('gpassk-view-shown')[0].startTime") / 1000
+    assert page.evaluate("[...document.querySelectorAll('.map canvas.cells')].map(c => c.width)") == [48 * 8 - 1] * 238
+    # a filter and a new order, each until the layout is done
+    filtered, count = page.evaluate(
+        "(() => { const t = performance.now(); document.querySelector('input[name=unstable]').click();"
+        " document.body.offsetHeight; return [performance.now() - t, document.querySelector('.count').textContent]; })()"
+    )
     expected = sum(1 for q in questions if 0 < q[2].count("R") < 48)
-    assert count_text(page) == f"{expected} of 238 questions"
-    filtered = time.monotonic() - started
-    drawn = page.evaluate(
+    assert count == f"{expected} of 238 questions"
+    resorted = page.evaluate(
         "(() => { const t = performance.now(); const s = document.querySelector('select.sort'); s.value = 'i';"
         " s.dispatchEvent(new Event('change')); document.body.offsetHeight; return performance.now() - t; })()"
     )
     print(
-        f"238 x 48 map: shown in {opened:.2f} s from navigation, a filter in {filtered:.3f} s, a re-sort in {drawn:.0f} ms"
+        f"238 x 48 map: shown {opened:.2f} s after the navigation began, a filter in {filtered:.0f} ms, "
+        f"a new order in {resorted:.0f} ms"
     )
-    assert opened < 2.0 and filtered < 0.5
+    assert opened < 2.0 and filtered < 500 and resorted < 500
 
     # back from a question, the map is as it was left: its filter, order and scroll position
     page.evaluate("window.scrollTo(0, 1500)")

@@ -6,7 +6,7 @@ import json
 import time
 
 #: The map as drawn: per row its id, c/n, mark, G-Pass and the colour of each generation's cell, read from the
-#: pixels of its canvas (the centre of cell j sits at x = 8 j + 3).
+#: pixels of its canvas (the centre of cell j sits at x = 8 j + 3; past the row's last cell, the canvas is clear).
 MAP_JS = """
 [...document.querySelectorAll('.map > *')].map(node => {
   if (node.classList.contains('tau-line')) return 'τ-line';
@@ -14,7 +14,9 @@ MAP_JS = """
   const canvas = node.querySelector('canvas.cells');
   const pixels = canvas.getContext('2d').getImageData(0, 6, canvas.width, 1).data;
   const cells = [];
-  for (let x = 3; x < canvas.width; x += 8) cells.push(`rgb(${pixels[4 * x]}, ${pixels[4 * x + 1]}, ${pixels[4 * x + 2]})`);
+  for (let x = 3; x < canvas.width && pixels[4 * x + 3]; x += 8) {
+    cells.push(`rgb(${pixels[4 * x]}, ${pixels[4 * x + 1]}, ${pixels[4 * x + 2]})`);
+  }
   return {id: node.querySelector('.qid').textContent, cn: node.querySelector('.cn').textContent,
           mark: node.querySelector('.mark').textContent, gp: node.querySelector('.gp').textContent,
           cells, width: canvas.width, href: node.getAttribute('href')};

@@ -245,6 +245,7 @@
           app.replaceChildren(view);
           app.removeAttribute("aria-busy");
           if (view.afterShow) view.afterShow();
+          if (window.performance && performance.mark) performance.mark("gpassk-view-shown"); // for measuring
         }, function (error) {
           if (mine !== generation) return;
           app.replaceChildren(el("p", "error", String(error && error.message ? error.message : error)));
@@ -426,7 +427,9 @@
   function buildMap(view, index, run, map) {
     var state = mapState(map);
     var k = map.k;
-    var rows = map.questions.map(function (q) { return mapRow(map, q); });
+    var widest = 0;
+    map.questions.forEach(function (q) { widest = Math.max(widest, (q.cells || "").length); });
+    var rows = map.questions.map(function (q) { return mapRow(map, q, widest); });
     var subsets = [];
     map.questions.forEach(function (q) { if (q.subset !== null && q.subset !== undefined && subsets.indexOf(q.subset) < 0) subsets.push(q.subset); });
     var anyDisagree = map.questions.some(function (q) { return q.disagree !== null && q.disagree !== undefined; });
@@ -480,8 +483,12 @@
     var list = el("div", "map");
     list.setAttribute("role", "list");
     var divider = el("div", "tau-line");
+    var spacer = document.createElement("canvas"); // as wide as the rows' canvases: the header's column lines up
+    spacer.width = Math.max(widest * (CELL + GAP) - GAP, 1);
+    spacer.height = 1;
     var heading = el("div", "map-head", el("span", null, "question"), el("span", "num", "c/n"), el("span", null, ""),
-      el("span", "num gp-head", ""), el("span", null, "generations, in draw order"), el("span", null, "text"));
+      el("span", "num gp-head", ""), el("span", "cells-head", el("span", null, "generations, in draw order"), spacer),
+      el("span", null, "text"));
 
     sort.addEventListener("change", function () {
       state.sort = sort.value;
@@ -585,10 +592,10 @@
   }
 
   /** A row's cells: one canvas, one rectangle per generation in draw order (238 x 48 cells stay cheap). */
-  function cellStrip(text) {
+  function cellStrip(text, widest) {
     var canvas = document.createElement("canvas");
     canvas.className = "cells";
-    canvas.width = Math.max(text.length * (CELL + GAP) - GAP, 1);
+    canvas.width = Math.max(widest * (CELL + GAP) - GAP, 1);
     canvas.height = HEIGHT;
     var context = canvas.getContext("2d");
     var fill = colours();
@@ -605,7 +612,7 @@
     return canvas;
   }
 
-  function mapRow(map, q) {
+  function mapRow(map, q, widest) {
     var text = q.cells || "";
     var cut = 0;
     var unresolved = 0;
@@ -613,7 +620,7 @@
       var ch = text.charAt(j);
       if (ch === "C") cut += 1; else if (ch === "U") unresolved += 1;
     }
-    var cells = cellStrip(text);
+    var cells = cellStrip(text, widest);
     cells.setAttribute("role", "img");
     cells.setAttribute("aria-label", q.c + " right of " + q.n + (cut ? ", " + cut + " cut" : "") +
       (unresolved ? ", " + unresolved + " unresolved" : ""));
@@ -779,9 +786,7 @@
       verdict = el("p", "verdict-line winner", el("span", null, winner.label), " is ahead on " + paired.metric +
         " (the " + level + " % interval of the difference excludes 0).");
     }
-    return el("div", "paired", verdict,
-      el("p", "numbers", paired.metric + ", B − A: " + signed(paired.diff) + " " + interval(paired.low, paired.high)),
-      el("p", "sentence", paired.sentence));
+    return el("div", "paired", verdict, el("p", "sentence", paired.sentence));
   }
 
   function buildCompare(view, runA, runB, cmp) {
@@ -806,7 +811,8 @@
       var mark = q.change === "improved" ? "▲ improved" : q.change === "regressed" ? "▼ regressed" : "=";
       var tr = el("tr", "change-" + q.change,
         el("td", "qid", link("#/run/" + runA.id + "/q/" + q.i_a, null, q.id)),
-        el("td", "num", q.c_a + "/" + q.n_a), el("td", "num", q.c_b + "/" + q.n_b),
+        el("td", "num", link("#/run/" + runA.id + "/q/" + q.i_a, "a-link", q.c_a + "/" + q.n_a)),
+        el("td", "num", link("#/run/" + runB.id + "/q/" + q.i_b, "b-link", q.c_b + "/" + q.n_b)),
         el("td", "num", signed(q.d_cn)), el("td", "num", signed(q.d_gpass)), el("td", "mark", mark));
       return { q: q, node: tr, position: position };
     });
@@ -828,7 +834,7 @@
       el("label", null, "order ", order)));
     view.appendChild(count);
     var head = el("tr", null);
-    ["question", "c/n A", "c/n B", "Δ c/n (points)", "Δ G-Pass (points)", "change"].forEach(function (h, position) {
+    ["question", "c/n A", "c/n B", "Δ c/n (points)", "Δ " + cmp.metric + " (points)", "change"].forEach(function (h, position) {
       head.appendChild(el("th", position === 0 || position === 5 ? "text" : null, h));
     });
     view.appendChild(el("table", "compare-table", el("thead", null, head), body));
