@@ -551,9 +551,9 @@
       list.replaceChildren.apply(list, nodes);
       count.textContent = shown.length + " of " + rows.length + " questions";
       direction.textContent = state.descending ? "↓ descending" : "↑ ascending";
-      tauNote.textContent = required === null ? "" : "✓: c/n ≥ " + required + "/" + k + ", the " + required + " of k = " + k +
-        " right draws G-Pass@" + k + "_" + tauLabel(state.tau) + " needs; the number: this question's G-Pass@" + k + "_" +
-        tauLabel(state.tau) + " (%)";
+      var metric = "G-Pass@" + k + "_" + tauLabel(state.tau);
+      tauNote.textContent = required === null ? "" : "✓: c/n ≥ " + required + "/" + k + " (" + metric + " needs " + required +
+        " of k = " + k + " draws right); beside it, the question's " + metric + " (%)";
     }
 
     var legend = el("p", "legend", LEGEND.map(function (entry) {
