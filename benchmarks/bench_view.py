@@ -14,6 +14,8 @@ each in its own process:
 * ``gpassk view RESULTS GENERATIONS --export DIR``: its time, files and size.
 
     python benchmarks/bench_view.py [--questions 238] [--n 48] [--chars 26000] [--keep DIR]
+
+``--keep DIR`` works in DIR and keeps it; a second run with the same DIR reuses its generations and results.
 """
 
 from __future__ import annotations
@@ -156,16 +158,20 @@ def main() -> None:
     try:
         (work / "view_judge.py").write_text(JUDGE, encoding="utf-8")
         generations, results = work / "generations.jsonl", work / "scores.json"
-        started = time.perf_counter()
-        size = synthesize(generations, args.questions, args.n, args.chars)
-        rows.append(("synthesize the generations", f"{time.perf_counter() - started:.1f} s, {size / 1e6:.0f} MB"))
-        started = time.perf_counter()
-        subprocess.run(
-            gpassk("score", str(generations), "--k", *[str(k) for k in (4, 8, 16) if k <= args.n], "--judge", "view_judge:boxed_equal",
-                   "--no-cache", "--quiet", "--output", str(results), cwd=work),
-            cwd=work, env=environment(work), check=True, stdout=subprocess.DEVNULL,
-        )  # fmt: skip
-        rows.append(("gpassk score (user judge)", f"{time.perf_counter() - started:.1f} s"))
+        if args.keep is not None and generations.exists() and results.exists():  # made by an earlier run: reused
+            rows.append(("generations and results", f"reused from {work}"))
+        else:
+            started = time.perf_counter()
+            size = synthesize(generations, args.questions, args.n, args.chars)
+            rows.append(("synthesize the generations", f"{time.perf_counter() - started:.1f} s, {size / 1e6:.0f} MB"))
+            started = time.perf_counter()
+            ks = [str(k) for k in (4, 8, 16) if k <= args.n]
+            subprocess.run(
+                gpassk("score", str(generations), "--k", *ks, "--judge", "view_judge:boxed_equal",
+                       "--no-cache", "--quiet", "--output", str(results), cwd=work),
+                cwd=work, env=environment(work), check=True, stdout=subprocess.DEVNULL,
+            )  # fmt: skip
+            rows.append(("gpassk score (user judge)", f"{time.perf_counter() - started:.1f} s"))
         started = time.perf_counter()
         server = subprocess.Popen(
             gpassk("view", str(results), str(generations), "--port", "0", cwd=work),
@@ -194,6 +200,7 @@ def main() -> None:
             server.terminate()
             server.wait(30)
         site = work / "site"
+        shutil.rmtree(site, ignore_errors=True)
         started = time.perf_counter()
         done = subprocess.run(
             gpassk("view", str(results), str(generations), "--export", str(site), cwd=work),

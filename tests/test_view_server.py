@@ -191,3 +191,15 @@ def test_bad_arguments_are_one_line_before_any_work(scored_run, tmp_path, capsys
 
 def test_a_document_key_is_parsed_once_by_its_grammar():
     assert Key("generation", run="ab", i=1, j=2).text == "runs/ab/q/1/g/2"
+
+
+def test_a_text_whose_file_changed_since_start_up_is_not_read_as_the_old_one(scored_run):
+    results, gens = scored_run
+    with serving([results, gens]) as (viewer, server):
+        run = next(iter(viewer.runs))
+        assert request(server, f"/data/runs/{run}/q/0/g/0.js")[0] == 200
+        with gens.open("a", encoding="utf-8") as file:
+            file.write("\n")
+        status, _, body = request(server, f"/data/runs/{run}/q/0/g/0.js")
+        assert status == 409 and b"changed since gpassk view read it" in body and b"Traceback" not in body
+        assert request(server, f"/data/runs/{run}/map.js")[0] == 200  # what was read at start-up is still served
