@@ -242,12 +242,16 @@
         app.setAttribute("aria-busy", "true");
         ROUTES[r][1].apply(null, args).then(function () {
           if (mine !== generation) return;
+          document.title = view.title || "gpassk view";
+          setTrail(view.trail || []);
+          if (view.index) setFooter(view.index);
           app.replaceChildren(view);
           app.removeAttribute("aria-busy");
           if (view.afterShow) view.afterShow();
           if (window.performance && performance.mark) performance.mark("gpassk-view-shown"); // for measuring
         }, function (error) {
           if (mine !== generation) return;
+          setTrail([]);
           app.replaceChildren(el("p", "error", String(error && error.message ? error.message : error)));
           app.removeAttribute("aria-busy");
         });
@@ -276,9 +280,9 @@
 
   function showHome(view) {
     return load("index").then(function (index) {
-      document.title = index.title + " — gpassk view";
-      setTrail([]);
-      setFooter(index);
+      view.title = index.title + " — gpassk view";
+      view.trail = [];
+      view.index = index;
       view.appendChild(el("h1", null, index.title));
       if (index.leaderboard && index.leaderboard.tables.length) view.appendChild(leaderboardSection(index));
       view.appendChild(runsSection(index));
@@ -396,9 +400,9 @@
       var index = docs[0];
       var map = docs[1];
       var run = runOf(index, rid) || { id: rid, label: rid, claims: [] };
-      document.title = run.label + " — stability map";
-      setTrail([el("span", null, run.label)]);
-      setFooter(index);
+      view.title = run.label + " — stability map";
+      view.trail = [el("span", null, run.label)];
+      view.index = index;
       buildMap(view, index, run, map);
     });
   }
@@ -643,9 +647,9 @@
       var map = docs[1];
       var q = docs[2];
       var run = runOf(index, rid) || { id: rid, label: rid };
-      document.title = q.id + " — " + run.label;
-      setTrail([link("#/run/" + rid, "map-link", run.label), el("span", null, "question " + q.id)]);
-      setFooter(index);
+      view.title = q.id + " — " + run.label;
+      view.trail = [link("#/run/" + rid, "map-link", run.label), el("span", null, "question " + q.id)];
+      view.index = index;
       buildQuestion(view, run, map, q);
       view.afterShow = function () { window.scrollTo(0, 0); };
     });
@@ -767,9 +771,9 @@
       var cmp = docs[1];
       var runA = runOf(index, a) || { id: a, label: a };
       var runB = runOf(index, b) || { id: b, label: b };
-      document.title = runA.label + " vs " + runB.label + " — gpassk view";
-      setTrail([el("span", null, "compare")]);
-      setFooter(index);
+      view.title = runA.label + " vs " + runB.label + " — gpassk view";
+      view.trail = [el("span", null, "compare")];
+      view.index = index;
       buildCompare(view, runA, runB, cmp);
     });
   }
