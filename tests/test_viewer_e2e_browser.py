@@ -120,6 +120,24 @@ def test_an_export_of_a_scored_run_with_its_input(browser, scored, tmp_path):
     assert all(url.startswith(site.as_uri()) for url in page.requested_urls())
 
 
+def test_a_results_file_alone_shows_everything_but_the_texts(browser, scored, tmp_path):
+    results, _ = scored
+    site = tmp_path / "site"
+    assert main(["view", str(results), "--export", str(site)]) == 0
+    page = browser.new_page(1200, 900)
+    page.navigate((site / "index.html").as_uri())
+    run = wait_for(page, "document.querySelector('.runs-table a.run-link')?.getAttribute('href')")
+    go(page, f"{run}/q/3")
+    wait_for(page, "!!document.querySelector('.distribution')")
+    # without the texts, which generation was cut is not known (the results count cut generations per question)
+    assert page.evaluate("document.querySelector('.distribution').textContent") == "9 × 4, -1 × 1, no answer × 1"
+    page.click('details.gen[data-j="5"] summary')
+    note = wait_for(page, "document.querySelector('details.gen[data-j=\"5\"] .gen-body')?.textContent")
+    assert note == "No text: the run was given without its generations."
+    assert not [url for url in page.requested_urls() if "/g/" in url]
+    assert page.console_errors() == []
+
+
 def test_the_server_of_a_scored_run_with_its_input(browser, scored):
     results, generations = scored
     process = subprocess.Popen(
