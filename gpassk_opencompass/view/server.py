@@ -132,6 +132,8 @@ class ViewerHandler(BaseHTTPRequestHandler):
 
     def _local_host(self) -> bool:
         host = (self.headers.get("Host") or "").strip().lower()
+        if not host:  # an HTTP/1.0 client without a Host header: no browser, no rebinding
+            return True
         name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
         return name in _LOCAL_NAMES or is_loopback(name)
 
