@@ -60,7 +60,7 @@
       }
     }
     script.onload = function () { fail("did not deliver its document"); };
-    script.onerror = function () { fail("could not be loaded (not in this export, or the server is gone)"); };
+    script.onerror = function () { fail("could not be loaded (not in this export, or the server refused it or is gone: see its log)"); };
     document.head.appendChild(script);
     return entry.promise;
   }
