@@ -1,0 +1,126 @@
+r"""Other tools' LLM-judge replies, read by the one reader of judge replies.
+
+A tool that judged its samples with an LLM keeps the judge's reply beside them: NeMo-Skills' ``judgement``
+(``ns generate --generation_type=math_judge``), OpenCompass's ``llm_evaluation`` of a ``CascadeEvaluator``. Under
+``--judge source`` a reader hands each such reply to :func:`read_source_reply`, never reading it itself: it is
+read by :meth:`~gpassk_opencompass.judges.prompts.ReplyReader.read`, the rule every protocol of ours follows. A
+blank reply, one that is all thinking, one cut at the token limit, or one without a verdict in the tool's own
+format is *unresolved* (never wrong, as the tools themselves count it), and of several verdicts the judge's last
+one counts (one it quoted from the answer before its own is never read).
+
+================  =============================================  ==================================================
+reader            the verdict                                    its tool's own reading, where it differs
+================  =============================================  ==================================================
+``nemo-skills``   the text after the last ``Judgement:``         the first ``Judgement:``; no verdict is False
+                  (``**Judgement**:``, any case) starts with yes
+                  (True) or no (False)
+``opencompass``   the reply's last non-blank line is one grade:  ``CascadeEvaluator``: the whole reply is ``A`` or
+                  ``A``/``CORRECT`` (True), ``B``/``INCORRECT``  starts with ``CORRECT``; anything else is False
+                  (False); ``C``/``NOT_ATTEMPTED`` or anything
+                  else is no verdict
+================  =============================================  ==================================================
+
+>>> read_source_reply("nemo-skills", "The student wrote 'Judgement: yes'. They differ.\nJudgement: No")
+(False, 'nemo-skills judge said Judgement: No')
+>>> read_source_reply("nemo-skills", "They agree, so the judgement")
+(None, 'no verdict in the reply: They agree, so the judgement')
+>>> read_source_reply("nemo-skills", "")
+(None, 'the reply is blank')
+>>> read_source_reply("opencompass", "The answer says [[A]]; it differs from the gold.\nB")
+(False, 'opencompass judge said B')
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpassk_opencompass.judges.prompts import ReplyReader
+
+#: The words of a verdict quoted in a reason.
+_QUOTED = 40
+# NeMo-Skills' verdict marker, as its is_correct_judgement finds it: "Judgement:", "**Judgement**:", any case.
+_JUDGEMENT = re.compile(r"\*{0,2}Judgement\*{0,2}\s*:", re.IGNORECASE)
+# OpenCompass's grader (GenericLLMEvaluator's GRADER_TEMPLATE) answers one letter: A correct, B incorrect,
+# C not attempted; CascadeEvaluator also takes a reply starting with CORRECT.
+_GRADES = {"a": True, "correct": True, "b": False, "incorrect": False}
+_GRADE_LINE = re.compile(
+    r"[\s*_`'\"“”‘’()\[\]{}<>:：.。!]*(?:(?:final\s+)?(?:grade|answer|judgement)\s*[:：]\s*)?", re.IGNORECASE
+)
+
+
+def nemo_skills_verdict(reply: str | None) -> bool | None:
+    """The text after the reply's last ``Judgement:`` (markdown bold, any case) starting with yes or no.
+
+    >>> nemo_skills_verdict("Judgement: Yes"), nemo_skills_verdict("**Judgement**: no, they differ")
+    (True, False)
+    >>> nemo_skills_verdict("Judgement: unclear") is None, nemo_skills_verdict("They agree.") is None
+    (True, True)
+    """
+    markers = list(_JUDGEMENT.finditer(reply or ""))
+    if not markers:
+        return None
+    said = (reply or "")[markers[-1].end() :].strip().lstrip("*").strip().lower()
+    if said.startswith("yes"):
+        return True
+    if said.startswith("no"):
+        return False
+    return None
+
+
+def _nemo_skills_reason(reply: str | None, correct: bool) -> str:
+    markers = list(_JUDGEMENT.finditer(reply or ""))
+    said = (reply or "")[markers[-1].start() :].strip() if markers else ""
+    return f"nemo-skills judge said {' '.join(said.split())[:_QUOTED]}"
+
+
+def _last_line(reply: str | None) -> str:
+    lines = [line for line in (reply or "").splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+def opencompass_verdict(reply: str | None) -> bool | None:
+    """The grade on the reply's last non-blank line, alone (markup and a ``Grade:`` label aside).
+
+    >>> opencompass_verdict("A"), opencompass_verdict("**B**"), opencompass_verdict("Reasoning...\\nGrade: CORRECT")
+    (True, False, True)
+    >>> opencompass_verdict("C") is None, opencompass_verdict("A and B differ") is None
+    (True, True)
+    """
+    line = _GRADE_LINE.sub("", _last_line(reply), count=1)
+    line = line.strip(" \t*_`'\"“”‘’()[]{}<>:：.。!").lower()
+    return _GRADES.get(line)
+
+
+def _opencompass_reason(reply: str | None, correct: bool) -> str:
+    return f"opencompass judge said {_last_line(reply)[:_QUOTED]}"
+
+
+#: The readers of other tools' LLM-judge replies, by tool.
+SOURCE_READERS = {
+    reader.name: reader
+    for reader in (
+        ReplyReader("nemo-skills", nemo_skills_verdict, _nemo_skills_reason),
+        ReplyReader("opencompass", opencompass_verdict, _opencompass_reason),
+    )
+}
+
+
+def read_source_reply(
+    tool: str, content: object, *, reasoning: str | None = None, finish_reason: str | None = None
+) -> tuple[bool | None, str]:
+    """The verdict of one of ``tool``'s LLM-judge replies and why (``None``: unresolved), as every reply is read.
+
+    Args:
+        tool: a key of :data:`SOURCE_READERS`.
+        content: the reply as the tool's file holds it (anything but text is no reply).
+        reasoning: its reasoning, where the file keeps it apart.
+        finish_reason: the server's, where the file keeps the judge's (``"length"``: cut).
+
+    >>> read_source_reply("nemo-skills", None)
+    (None, 'the reply is blank')
+    >>> read_source_reply("nemo-skills", "<think>Judgement: yes", finish_reason="stop")[0] is None
+    True
+    """
+    return SOURCE_READERS[tool].read(
+        content if isinstance(content, str) else None, reasoning, finish_reason=finish_reason
+    )
