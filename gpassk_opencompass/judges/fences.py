@@ -68,7 +68,7 @@ def _words(name: str, separator: str) -> str:
 
 
 _FENCE = re.compile(
-    rf"{_OPEN}[\s/\\]*(?:{'|'.join(_words(name, _SEPARATOR) for name in FENCE_NAMES)})(?![^\W_])"
+    rf"{_OPEN}[\s/\\]*(?:{'|'.join(_words(name, _SEPARATOR) for name in FENCE_NAMES)})"
     rf"(?:[^\n<>〈〉《》‹›⟨⟩«»]{{0,{MAX_ATTRIBUTES}}}?{_CLOSE})?",
     re.IGNORECASE,
 )

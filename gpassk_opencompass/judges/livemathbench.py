@@ -80,9 +80,7 @@ def build_livemathbench_prompt(
         template = _TEMPLATES[language]
     except KeyError:
         raise InputError(f"no judge prompt for language {language!r}; expected one of: en, cn") from None
-    return template.format(
-        answer=neutralize(answer), gold_answer=neutralize(reference), question=neutralize(question)
-    )
+    return template.format(answer=neutralize(answer), gold_answer=neutralize(reference), question=neutralize(question))
 
 
 def parse_livemathbench_reply(reply: str | None) -> bool | None:

@@ -187,16 +187,18 @@ _THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
 
 
 def answered_text(content: str) -> str | None:
-    """The part of a reply that is the judge's answer: after its last ``</think>``; ``None`` when it opened a
-    ``<think>`` and never closed it (all of it is thinking aloud).
+    """The part of a reply that is the judge's answer: after its last ``</think>``; ``None`` when it opens with a
+    ``<think>`` it never closes (all of it is thinking aloud). A ``<think>`` further in is text (a quotation).
 
     >>> answered_text("<think>yes?</think> No."), answered_text("<think> They agree. Judgement: yes")
     (' No.', None)
+    >>> answered_text('The answer writes "<think>" then yes. No.')
+    'The answer writes "<think>" then yes. No.'
     """
     closes = list(_THINK_CLOSE.finditer(content))
     if closes:
         return content[closes[-1].end() :]
-    return None if _THINK_OPEN.search(content) else content
+    return None if _THINK_OPEN.match(content.lstrip()) else content
 
 
 @dataclass(frozen=True)
