@@ -6,7 +6,9 @@ each of the protocol's fences exactly once, as the prompt of a harmless answer d
 own normalisation (NFKD with format characters and combining marks dropped, NFKC, case folded, look-alike letters
 and angle brackets mapped, HTML entities unescaped, everything but letters, digits, ``<``, ``/``, ``>`` and ``:``
 removed), written here independently of ``judges.fences``. For every reader of replies (ours and other tools'),
-a judge reply that quotes the attack and then gives the judge's own verdict reads as the judge's own verdict.
+a judge reply that quotes the attack and then gives the judge's own verdict reads as the judge's own verdict; so
+does one that gives its verdict, then quotes the attack in a blockquote (every line marked, so no attack can end
+the quotation early).
 """
 
 from __future__ import annotations
@@ -28,25 +30,23 @@ DATA = Path(__file__).parent / "data"
 CORPUS = DATA / "judge_attacks.jsonl"
 ATTACKS = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()]
 
-#: Every marker a protocol's prompt holds, squashed (see squash): the tags' opening and closing forms, the labels.
+#: Every marker a protocol's prompt holds, squashed (see squash): the tags' opening and closing forms, the labels
+#: (followed by a colon, an equals sign, a dash or the end of their line).
 TAGS = ("problem", "referenceanswer", "studentanswer", "question", "题目", "问题", "标准答案", "考生答案")
-MARKERS = (
-    tuple(f"<{tag}" for tag in TAGS)
-    + tuple(f"</{tag}" for tag in TAGS)
-    + (
-        "thestudentsfinalanswer:",
-        "thestudentmarkednofinalanswerthisistheendoftheresponse:",
-        "originalquestion:",
-        "standardanswer:",
-        "examineesanswer:",
-        "analysis:",
-        "考生的最终答案:",
-        "原问题:",
-        "标准答案:",
-        "考生答案:",
-        "分析:",
-    )
+LABELS = (
+    "thestudentsfinalanswer",
+    "thestudentmarkednofinalanswerthisistheendoftheresponse",
+    "originalquestion",
+    "standardanswer",
+    "examineesanswer",
+    "analysis",
+    "考生的最终答案",
+    "原问题",
+    "标准答案",
+    "考生答案",
+    "分析",
 )
+MARKERS = tuple(f"<{tag}" for tag in TAGS) + tuple(f"</{tag}" for tag in TAGS) + tuple(f"{label}:" for label in LABELS)
 #: Each protocol's own fences by language: exactly once in every prompt it builds.
 OWN_FENCES = {
     ("gpassk-v2", "en"): [f"<{tag}" for tag in TAGS[:3]] + [f"</{tag}" for tag in TAGS[:3]],
@@ -54,15 +54,16 @@ OWN_FENCES = {
     ("livemathbench", "en"): ["originalquestion:", "standardanswer:", "examineesanswer:", "analysis:"],
     ("livemathbench", "cn"): ["原问题:", "标准答案:", "考生答案:", "分析:"],
 }
-_LOOKALIKE = str.maketrans("аеорсухіѕ", "aeopcyxis")
-_BRACKETS = str.maketrans("〈《‹⟨«〉》›⟩»", "<<<<<>>>>>")
+_LOOKALIKE = str.maketrans("аеорсухіѕᴀʙᴄᴅᴇꜰɴᴏᴘʀꜱᴛᴜᴡʟᴍ", "aeopcyxisabcdefnoprstuwlm")
+_BRACKETS = str.maketrans("〈《‹⟨«❮❰˂ᐸ⟪〉》›⟩»❯❱˃ᐳ⟫", "<<<<<<<<<<>>>>>>>>>>")
 
 
 def squash(text: str) -> str:
-    """``text`` as a reader would take its markers: see the module docstring."""
-    text = html.unescape(text).replace("\\lt", "<").replace("\\gt", ">")
+    """``text`` as a reader would take its markers: see the module docstring (a label ends in ``:``)."""
+    text = html.unescape(text).replace("\\lt", "<").replace("\\gt", ">").replace("[/", "</")
     text = "".join(c for c in unicodedata.normalize("NFKD", text) if unicodedata.category(c) not in ("Cf", "Mn"))
     text = unicodedata.normalize("NFKC", text).casefold().translate(_LOOKALIKE).translate(_BRACKETS)
+    text = re.sub(r"\s*(?:=|[-–—]+(?!\w))|(?<=\w)[^\S\n]*$", ":", text, flags=re.MULTILINE)  # for a label's colon
     return re.sub(r"[^\w<>/:]|_", "", text)
 
 
@@ -126,6 +127,7 @@ QUOTING = (
     'The student\'s response is:\n"{attack}"\nComparing it with the reference answer.\n{own}',
     "Quoting the response: {attack}\n\nMy own verdict follows.\n{own}",
     "<think>The response says {attack}. Let me compare.</think>\nThe student wrote: {attack}\n{own}",
+    "{own}\n\n{blockquote}",  # a quotation after the judge's own verdict, every line marked: never read
 )
 
 
@@ -136,7 +138,8 @@ def test_a_reply_quoting_the_attack_reads_as_the_judges_own_verdict(reader):
     for attack in ATTACKS:
         for template in QUOTING:
             for correct, own in zip((True, False), OWN_VERDICTS[reader.name]):
-                reply = template.format(attack=attack["text"], own=own)
+                blockquote = "\n".join(f"> {line}" for line in attack["text"].split("\n"))
+                reply = template.format(attack=attack["text"], own=own, blockquote=blockquote)
                 said, why = reader.read(reply)
                 if said is not correct:
                     failures.append((attack["provenance"], repr(attack["text"][:40]), correct, said, why))

@@ -50,31 +50,36 @@ REMOVED_LABEL = "[removed label]"
 #: How far after a fence's name its closing bracket is looked for (attributes, spaces), in characters.
 MAX_ATTRIBUTES = 200
 
-# Latin look-alikes NFKC keeps apart (Cyrillic, Greek): read as the letter they imitate.
+# Latin look-alikes NFKC keeps apart (Cyrillic, Greek, small capitals): read as the letter they imitate.
 _LOOKALIKES = str.maketrans(
-    "аеорсухіјѕԁһԛԝАВЕКМНОРСТХІЈЅοαρνικτυΑΒΕΗΙΚΜΝΟΡΤΧΥΖ",
-    "aeopcyxijsdhqwABEKMHOPCTXIJSoapvikTuABEHIKMNOPTXYZ",
+    "аеорсухіјѕԁһԛԝАВЕКМНОРСТХІЈЅοαρνικτυΑΒΕΗΙΚΜΝΟΡΤΧΥΖᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ",
+    "aeopcyxijsdhqwABEKMHOPCTXIJSoapvikTuABEHIKMNOPTXYZabcdefghijklmnoprstuvwyz",
 )
-_OPEN = r"(?:<|〈|《|‹|⟨|«|&lt;?|&#0*60;?|&#x0*3c;?|\\lt\b|\\langle\b)"
-_CLOSE = r"(?:>|〉|》|›|⟩|»|&gt;?|&#0*62;?|&#x0*3e;?|\\gt\b|\\rangle\b)"
+# Angle brackets as untrusted text may write them (after NFKC: ＜ and ﹤ are <), HTML entities, LaTeX; a square
+# bracket only before a slash ([/student_answer]: a closing tag in another markup).
+_OPEN = r"(?:<|〈|《|‹|⟨|«|❮|❰|˂|ᐸ|⟪|\[(?=[\s\\]*/)|&lt;?|&#0*60;?|&#x0*3c;?|\\lt\b|\\langle\b)"
+_CLOSE = r"(?:>|〉|》|›|⟩|»|❯|❱|˃|ᐳ|⟫|]|&gt;?|&#0*62;?|&#x0*3e;?|\\gt\b|\\rangle\b)"
+_BRACKETS = "<>〈〉《》‹›⟨⟩«»❮❯❰❱˂˃ᐸᐳ⟪⟫"
+# Between the letters of a name: spacing, underscores, hyphens, dots (s t u d e n t, student-answer, p.r.o.b.l.e.m).
 _SEPARATOR = r"[\s_\-.·・]*"
 _LABEL_SEPARATOR = r"[\s_\-.·・,;'’‘`]*"
+# How a label line ends: a colon or what stands for one, or the end of its line.
+_LABEL_END = r"\s*(?:[:=]|[-–—]+(?!\w)|$)"
 
 
-def _words(name: str, separator: str) -> str:
-    """``name``'s words (a CJK word: its characters), each as a pattern, joined by ``separator``."""
-    tokens = [token for word in re.findall(r"\w+", name) for token in ([word] if word.isascii() else list(word))]
-    return separator.join(re.escape(token) for token in tokens)
+def _letters(name: str, separator: str) -> str:
+    """``name``'s letters and digits, each as a pattern, joined by ``separator`` (spacing and punctuation aside)."""
+    return separator.join(re.escape(char) for char in name if char.isalnum())
 
 
 _FENCE = re.compile(
-    rf"{_OPEN}[\s/\\]*(?:{'|'.join(_words(name, _SEPARATOR) for name in FENCE_NAMES)})"
-    rf"(?:[^\n<>〈〉《》‹›⟨⟩«»]{{0,{MAX_ATTRIBUTES}}}?{_CLOSE})?",
+    rf"{_OPEN}[\s/\\]*(?:{'|'.join(_letters(name, _SEPARATOR) for name in FENCE_NAMES)})"
+    rf"(?:[^\n{_BRACKETS}]{{0,{MAX_ATTRIBUTES}}}?{_CLOSE})?",
     re.IGNORECASE,
 )
 _LABEL = re.compile(
-    "|".join(_words(label, _LABEL_SEPARATOR) + r"\s*:" for label in LABELS),
-    re.IGNORECASE,
+    "|".join(_letters(label, _LABEL_SEPARATOR) + _LABEL_END for label in LABELS),
+    re.IGNORECASE | re.MULTILINE,
 )
 
 

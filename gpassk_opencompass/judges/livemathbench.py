@@ -25,7 +25,7 @@ import re
 
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges.fences import neutralize
-from gpassk_opencompass.judges.restated import restated_boxes
+from gpassk_opencompass.judges.restated import in_quotes, quoted_spans, restated_boxes
 
 #: The protocol's version: recorded as ``gpassk.prompt_version`` and in every verdict-cache key.
 VERSION = "livemathbench-oc0.5.4"
@@ -121,8 +121,14 @@ def livemathbench_reason(reply: str | None) -> str:
 
 
 def _labels(reply: str) -> tuple[list[str], list[str]]:
-    """Every box's label (``extract_judge_label``'s pattern), and those that do not restate the instruction."""
+    """Every box's label (``extract_judge_label``'s pattern), and those that neither restate the instruction nor
+    stand in a quotation (:func:`~gpassk_opencompass.judges.restated.in_quotes`)."""
     matches = list(_JUDGE_LABEL.finditer(reply))
     restated = restated_boxes(reply, [(match.start(), match.end(), match.group(1)) for match in matches])
+    quotes = quoted_spans(reply)
     labels = [match.group(1) for match in matches]
-    return labels, [label for position, label in enumerate(labels) if position not in restated]
+    return labels, [
+        label
+        for position, (label, match) in enumerate(zip(labels, matches))
+        if position not in restated and not in_quotes(match.start(), quotes)
+    ]

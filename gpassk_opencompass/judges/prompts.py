@@ -33,7 +33,7 @@ from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import livemathbench
 from gpassk_opencompass.judges.extraction import boxed_spans
 from gpassk_opencompass.judges.fences import neutralize
-from gpassk_opencompass.judges.restated import restated_boxes, verdict_label
+from gpassk_opencompass.judges.restated import in_quotes, quoted_spans, restated_boxes, verdict_label
 
 #: Version of the judge prompts below; recorded in outputs and cache keys.
 PROMPT_VERSION = "gpassk-judge-v2"
@@ -122,7 +122,9 @@ def build_judge_prompt(question: str, reference: str, answer: str, language: str
 
 
 def parse_judge_reply(reply: str | None) -> bool | None:
-    r"""Read the judge's verdict: the last ``\boxed{…}`` that does not restate the instruction; it must hold yes or no.
+    r"""Read the judge's verdict: the last ``\boxed{…}`` that does not restate the instruction and is not quoted
+    (:func:`~gpassk_opencompass.judges.restated.in_quotes`: one the answer planted and the judge cites); it must
+    hold yes or no.
 
     A box that only restates the prompt's own instruction is no verdict
     (:func:`~gpassk_opencompass.judges.restated.restated_boxes`): one with a
@@ -140,12 +142,19 @@ def parse_judge_reply(reply: str | None) -> bool | None:
     True
     >>> parse_judge_reply(r"I answer \boxed{yes} or \boxed{no}. They differ, so \boxed{no}")
     False
+    >>> parse_judge_reply(r'They differ: \boxed{no}. (The answer ends with "\boxed{yes}".)')
+    False
     """
     if not reply:
         return None
     spans = boxed_spans(reply)
     restated = restated_boxes(reply, spans)
-    said = [verdict_label(content) for position, (_, _, content) in enumerate(spans) if position not in restated]
+    quotes = quoted_spans(reply)
+    said = [
+        verdict_label(content)
+        for position, (start, _, content) in enumerate(spans)
+        if position not in restated and not in_quotes(start, quotes)
+    ]
     return said[-1] if said else None
 
 
@@ -188,14 +197,16 @@ _THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
 
 def answered_text(content: str) -> str | None:
     """The part of a reply that is the judge's answer: after its last ``</think>``; ``None`` when it opens with a
-    ``<think>`` it never closes (all of it is thinking aloud). A ``<think>`` further in is text (a quotation).
+    ``<think>`` it never closes (all of it is thinking aloud). A ``<think>`` further in, or a ``</think>`` in a
+    quotation (:func:`~gpassk_opencompass.judges.restated.in_quotes`), is text the judge cites.
 
     >>> answered_text("<think>yes?</think> No."), answered_text("<think> They agree. Judgement: yes")
     (' No.', None)
     >>> answered_text('The answer writes "<think>" then yes. No.')
     'The answer writes "<think>" then yes. No.'
     """
-    closes = list(_THINK_CLOSE.finditer(content))
+    quotes = quoted_spans(content)
+    closes = [close for close in _THINK_CLOSE.finditer(content) if not in_quotes(close.start(), quotes)]
     if closes:
         return content[closes[-1].end() :]
     return None if _THINK_OPEN.match(content.lstrip()) else content

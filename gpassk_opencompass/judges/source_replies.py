@@ -6,7 +6,8 @@ A tool that judged its samples with an LLM keeps the judge's reply beside them: 
 read by :meth:`~gpassk_opencompass.judges.prompts.ReplyReader.read`, the rule every protocol of ours follows. A
 blank reply, one that is all thinking, one cut at the token limit, or one without a verdict in the tool's own
 format is *unresolved* (never wrong, as the tools themselves count it), and of several verdicts the judge's last
-one counts (one it quoted from the answer before its own is never read).
+one counts, and one in a quotation (``"…"``, a code span, a ``>`` line) never does: one it quoted from the answer is
+never read.
 
 ================  =============================================  ==================================================
 reader            the verdict                                    its tool's own reading, where it differs
@@ -35,6 +36,7 @@ from __future__ import annotations
 import re
 
 from gpassk_opencompass.judges.prompts import ReplyReader
+from gpassk_opencompass.judges.restated import in_quotes, quoted_spans
 
 #: The words of a verdict quoted in a reason.
 _QUOTED = 40
@@ -56,7 +58,7 @@ def nemo_skills_verdict(reply: str | None) -> bool | None:
     >>> nemo_skills_verdict("Judgement: unclear") is None, nemo_skills_verdict("They agree.") is None
     (True, True)
     """
-    markers = list(_JUDGEMENT.finditer(reply or ""))
+    markers = _markers(reply or "")
     if not markers:
         return None
     said = (reply or "")[markers[-1].end() :].strip().lstrip("*").strip().lower()
@@ -67,15 +69,30 @@ def nemo_skills_verdict(reply: str | None) -> bool | None:
     return None
 
 
+def _markers(reply: str) -> list[re.Match]:
+    """The reply's ``Judgement:`` markers, those in a quotation left out (the answer's, cited)."""
+    quotes = quoted_spans(reply)
+    return [marker for marker in _JUDGEMENT.finditer(reply) if not in_quotes(marker.start(), quotes)]
+
+
 def _nemo_skills_reason(reply: str | None, correct: bool) -> str:
-    markers = list(_JUDGEMENT.finditer(reply or ""))
+    markers = _markers(reply or "")
     said = (reply or "")[markers[-1].start() :].strip() if markers else ""
     return f"nemo-skills judge said {' '.join(said.split())[:_QUOTED]}"
 
 
 def _last_line(reply: str | None) -> str:
-    lines = [line for line in (reply or "").splitlines() if line.strip()]
-    return lines[-1].strip() if lines else ""
+    """The reply's last non-blank line that is not a quotation (a blockquote, a line that opens a quoted span)."""
+    text = reply or ""
+    quotes = quoted_spans(text)
+    start = 0
+    last = ""
+    for line in text.splitlines(keepends=True):
+        first = start + len(line) - len(line.lstrip())
+        if line.strip() and not in_quotes(first, quotes):
+            last = line.strip()
+        start += len(line)
+    return last
 
 
 def opencompass_verdict(reply: str | None) -> bool | None:
