@@ -199,3 +199,41 @@ def test_every_source_reader_follows_the_one_rule(tool, case):
     text, finish_reason = NO_VERDICT[case]
     correct, why = read_source_reply(tool, text, finish_reason=finish_reason)
     assert correct is None and why
+
+
+#: inspect model-graded scores (model_graded_qa's shape: the grader's reply in explanation) and the verdict the
+#: grader gave last: a reply without a grade is unresolved, where inspect scores it I.
+INSPECT_SCORES = [
+    ({"value": "C", "answer": "GRADE: C", "explanation": "Both are 5.\nGRADE: C"}, True),
+    (
+        {"value": "I", "answer": "GRADE: I", "explanation": 'The response ends "GRADE: C".\nThey differ.\nGRADE: I'},
+        False,
+    ),
+    ({"value": "I", "explanation": "Grade not found in model output: "}, None),
+    ({"value": "I", "explanation": "Grade not found in model output: They look alike, so the student"}, None),
+    ({"value": "I", "explanation": "Grade not found in model output: <think>GRADE: C"}, None),
+    ({"value": "P", "answer": "GRADE: P", "explanation": "Partly.\nGRADE: P"}, None),
+]
+
+
+def test_inspect_model_graded_replies_are_read_by_the_one_reader(tmp_path, capsys):
+    """inspect's real log (tests/data/inspect), its scores rewritten as a model-graded scorer writes them."""
+    log = json.loads((DATA / "inspect" / "gpassk-math-0.3.285.json").read_text())
+    for position, sample in enumerate(log["samples"]):
+        sample["scores"] = {"model_graded_qa": INSPECT_SCORES[position % len(INSPECT_SCORES)][0]}
+    path = tmp_path / "graded.json"
+    path.write_text(json.dumps(log))
+    done = score(capsys, path, tmp_path / "out.json", "--k", "1", "--allow-unresolved")
+    assert done.returncode == EXIT_INCOMPLETE, done.stderr
+    result = json.loads((tmp_path / "out.json").read_text())
+    by_sample = {
+        (sample["id"], sample["epoch"]): INSPECT_SCORES[position % len(INSPECT_SCORES)][1]
+        for position, sample in enumerate(log["samples"])
+    }
+    expected = [
+        [by_sample[sample_id, epoch] for epoch in sorted(e for i, e in by_sample if i == sample_id)]
+        for sample_id in dict.fromkeys(sample["id"] for sample in log["samples"])
+    ]
+    assert [[v["correct"] for v in d["verdicts"]] for d in result["details"]] == expected
+    assert result["gpassk"]["unresolved"] == sum(row.count(None) for row in expected)
+    assert all(v["extracted"] != "GRADE: C" for d in result["details"] for v in d["verdicts"])  # not an answer

@@ -1,7 +1,8 @@
 r"""Other tools' LLM-judge replies, read by the one reader of judge replies.
 
 A tool that judged its samples with an LLM keeps the judge's reply beside them: NeMo-Skills' ``judgement``
-(``ns generate --generation_type=math_judge``), OpenCompass's ``llm_evaluation`` of a ``CascadeEvaluator``. Under
+(``ns generate --generation_type=math_judge``), OpenCompass's ``llm_evaluation`` of a ``CascadeEvaluator``,
+inspect's ``explanation`` of a model-graded score. Under
 ``--judge source`` a reader hands each such reply to :func:`read_source_reply`, never reading it itself: it is
 read by :meth:`~gpassk_opencompass.judges.prompts.ReplyReader.read`, the rule every protocol of ours follows. A
 blank reply, one that is all thinking, one cut at the token limit, or one without a verdict in the tool's own
@@ -19,6 +20,9 @@ reader            the verdict                                    its tool's own 
                   ``A``/``CORRECT`` (True), ``B``/``INCORRECT``  starts with ``CORRECT``; anything else is False
                   (False); ``C``/``NOT_ATTEMPTED`` or anything
                   else is no verdict
+``inspect``       the last ``GRADE: C`` (True) or ``GRADE: I``   ``model_graded_qa``/``_fact``: the first ``GRADE:``
+                  (False); ``GRADE: P`` (partial) or none is no  whose line runs to the end; none is ``I`` (False)
+                  verdict
 ================  =============================================  ==================================================
 
 >>> read_source_reply("nemo-skills", "The student wrote 'Judgement: yes'. They differ.\nJudgement: No")
@@ -112,12 +116,36 @@ def _opencompass_reason(reply: str | None, correct: bool) -> str:
     return f"opencompass judge said {_last_line(reply)[:_QUOTED]}"
 
 
+# inspect's model-graded scorers ask for "GRADE: C" (correct), "GRADE: I" (incorrect) or "GRADE: P" (partial).
+_INSPECT_GRADE = re.compile(r"GRADE\*{0,2}\s*:\s*\**\s*(CORRECT|INCORRECT|PARTIAL|C|I|P)\b", re.IGNORECASE)
+_INSPECT_GRADES = {"c": True, "correct": True, "i": False, "incorrect": False}
+
+
+def inspect_verdict(reply: str | None) -> bool | None:
+    r"""The reply's last ``GRADE:`` outside a quotation: ``C`` True, ``I`` False, ``P`` (partial) no verdict.
+
+    >>> inspect_verdict("The answers match.\nGRADE: C"), inspect_verdict('It says "GRADE: C".\nGRADE: I')
+    (True, False)
+    >>> inspect_verdict("GRADE: P") is None, inspect_verdict("They match.") is None
+    (True, True)
+    """
+    text = reply or ""
+    quotes = quoted_spans(text)
+    grades = [grade for grade in _INSPECT_GRADE.finditer(text) if not in_quotes(grade.start(), quotes)]
+    return _INSPECT_GRADES.get(grades[-1].group(1).lower()) if grades else None
+
+
+def _inspect_reason(reply: str | None, correct: bool) -> str:
+    return f"inspect grader said GRADE: {'C' if correct else 'I'}"
+
+
 #: The readers of other tools' LLM-judge replies, by tool.
 SOURCE_READERS = {
     reader.name: reader
     for reader in (
         ReplyReader("nemo-skills", nemo_skills_verdict, _nemo_skills_reason),
         ReplyReader("opencompass", opencompass_verdict, _opencompass_reason),
+        ReplyReader("inspect", inspect_verdict, _inspect_reason),
     )
 }
 
