@@ -23,8 +23,10 @@ from pathlib import Path
 
 import pytest
 
+from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items
 from gpassk_opencompass.judges.prompts import PROTOCOLS
 from gpassk_opencompass.judges.source_replies import SOURCE_READERS
+from loopback_openai import last_user_message
 
 DATA = Path(__file__).parent / "data"
 CORPUS = DATA / "judge_attacks.jsonl"
@@ -145,3 +147,22 @@ def test_a_reply_quoting_the_attack_reads_as_the_judges_own_verdict(reader):
                 if said is not correct:
                     failures.append((attack["provenance"], repr(attack["text"][:40]), correct, said, why))
     assert not failures, failures[:5]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_what_reaches_the_judge_over_the_socket_keeps_its_fences(protocol, loopback_openai):
+    """The real LLM-judge path (extraction, prompt, request) on every attack, to a real HTTP server on 127.0.0.1:
+    every prompt it received holds the markers of a harmless answer's prompt, no more."""
+    server = loopback_openai(lambda body: r"They differ. \boxed{no}")
+    items = [JudgeItem("What is 17 + 25?", "42", attack["text"], "en") for attack in ATTACKS]
+    settings = JudgeSettings(kind="llm", urls=(server.url,), model="loopback-model", judge_prompt=protocol)
+    report = judge_items(items, settings, progress=False)
+    assert [verdict.correct for verdict in report.verdicts] == [False] * len(ATTACKS)
+    benign = {
+        extracted: marker_counts(PROTOCOLS[protocol].build("What is 17 + 25?", "42", "41", "en", extracted=extracted))
+        for extracted in (True, False)
+    }
+    assert server.requests
+    for body in server.requests:
+        counts = marker_counts(last_user_message(body))
+        assert counts in (benign[True], benign[False]), last_user_message(body)[-400:]
