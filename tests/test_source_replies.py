@@ -172,20 +172,22 @@ def test_opencompass_cascade_verdicts_are_the_judges_last_ones(tmp_path, capsys)
     assert verdicts.count(True) == sum(COUNTS) + said.count(True)
 
 
+def generic_details(data: dict, replies: tuple[str, ...] = ("A",) * 8) -> None:
+    """oc_mathverify's details as a GenericLLMEvaluator leaves them: its judge's prompts and replies, no verdict."""
+    for detail in data["details"]:
+        for key in ("correct", "pred", "answer"):
+            detail.pop(key, None)
+        detail["origin_prompt"] = ["Grade it: A or B."] * 8
+        detail["prediction"] = list(replies)
+        detail["gold"] = ["42"] * 8
+
+
 def test_an_opencompass_generic_llm_judges_replies_are_read_by_the_one_reader(tmp_path, capsys):
     """GenericLLMEvaluator keeps its judge's output (no verdict); replica r of every question gets reply r."""
     replies = ["A", "B", "", "<think>A", "I think the answer is right.", "B", "CORRECT", "The gold is 42.\nA"]
     meaning = [True, False, None, None, None, False, True, True]
 
-    def generic(data: dict) -> None:
-        for detail in data["details"]:
-            for key in ("correct", "pred", "answer"):
-                detail.pop(key, None)
-            detail["origin_prompt"] = ["Grade it: A or B."] * 8
-            detail["prediction"] = list(replies)
-            detail["gold"] = ["42"] * 8
-
-    predictions = oc_run(tmp_path, generic)
+    predictions = oc_run(tmp_path, lambda data: generic_details(data, tuple(replies)))
     done = score(capsys, predictions, tmp_path / "out.json", "--k", "4", "--allow-unresolved")
     assert done.returncode == EXIT_INCOMPLETE, done.stderr
     result = json.loads((tmp_path / "out.json").read_text())
@@ -237,3 +239,13 @@ def test_inspect_model_graded_replies_are_read_by_the_one_reader(tmp_path, capsy
     assert [[v["correct"] for v in d["verdicts"]] for d in result["details"]] == expected
     assert result["gpassk"]["unresolved"] == sum(row.count(None) for row in expected)
     assert all(v["extracted"] != "GRADE: C" for d in result["details"] for v in d["verdicts"])  # not an answer
+
+
+def test_a_run_judged_by_an_opencompass_llm_judge_is_pointed_to_the_source_judge(tmp_path, capsys):
+    """gpassk score on the run's folder lists what to run: --judge source where its details keep judge replies."""
+    oc_run(tmp_path, generic_details)  # no verdict key at all: its judge's replies only
+    done = run_main(capsys, "score", str(tmp_path / "run"), "--k", "4")
+    assert done.returncode == 2
+    assert f"gpassk score {tmp_path / 'run' / 'predictions' / OC_MODEL / 'oc_mathverify_0.json'} --judge source" in (
+        done.stderr
+    )

@@ -177,7 +177,12 @@ def read(path: Path) -> Iterator[dict]:
 _LISTED = 3
 _GPASSK_BLOCK = re.compile(rb'"gpassk"\s*:\s*\{')
 _DETAILS = re.compile(rb'"details"\s*:\s*\[')
-_VERDICT = re.compile(rb'"(?:' + b"|".join(key.encode() for key in VERDICT_KEYS) + rb')"\s*:')
+# A per-sample verdict in the details, or an LLM judge's replies there (CascadeEvaluator's, GenericLLMEvaluator's).
+_VERDICT = re.compile(
+    rb'"(?:'
+    + b"|".join(key.encode() for key in VERDICT_KEYS)
+    + rb')"\s*:|"llm_evaluation"\s*:|"origin_prompt"\s*:\s*\['
+)
 
 
 def score_commands(path: Path) -> str:
