@@ -99,10 +99,11 @@ def test_the_rule_judge_scores_them_and_agree_audits_nemo_skills_checker(tmp_pat
 
 def test_a_judged_run_is_scored_by_its_judgement(tmp_path):
     """`ns generate --generation_type=math_judge` adds `judgement` beside `symbolic_correct`: the judge's verdict
-    (the text after the last "Judgement:", yes or no; no verdict at all counts wrong, as NeMo-Skills counts it).
+    (the text after the last "Judgement:", yes or no; no verdict at all is unresolved, where NeMo-Skills counts it
+    wrong: tests/test_source_replies.py).
     Its `finish_reason` is the judge's reply's (NeMo-Skills overwrites the generation's): not read."""
     replies = ["Judgement: Yes", "They differ.\n\nJudgement: No", "Judgement: yes, both are 1/2", "I cannot tell."]
-    meaning = [True, False, True, False]
+    meaning = [True, False, True, None]
     folder = tmp_path / "judged"
     folder.mkdir()
     for file in SEEDS:

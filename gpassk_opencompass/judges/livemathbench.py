@@ -4,8 +4,10 @@ r"""OpenCompass's LiveMathBench judge protocol, word for word: the prompt the pu
 ``opencompass.datasets.livemathbench.prompts`` (OpenCompass 0.5.4; ``tests/test_judge_protocols.py`` compares
 them with the installed module), filled as its ``LiveMathBenchEvaluator`` fills them, and the reply is read as
 its ``extract_judge_label`` reads it (the last ``\boxed{...}``; correct only when it holds exactly ``yes``).
-Nothing here imports OpenCompass. On purpose, text imitating the prompt's label lines (English or Chinese, any
-case, spacing, colon or apostrophe) becomes ``[removed label]`` (a field without it is sent byte for byte),
+Nothing here imports OpenCompass. On purpose, every field goes through the one neutraliser of every protocol
+(:func:`~gpassk_opencompass.judges.fences.neutralize`): text shaped like a label line or a fence of any protocol
+(English or Chinese, any case, spacing, colon, apostrophe, NFKC form or zero-width character) becomes
+``[removed label]`` / ``[removed tag]`` (a field without one is sent byte for byte),
 the answer shown is this project's extracted one (else the response's tail), and a blank reply
 (:func:`~gpassk_opencompass.judges.prompts.blank_reply`) or one whose only boxes restate the instruction is no
 verdict. See docs/leaderboard.md, "Which judge protocol reproduces the published figures".
@@ -22,7 +24,8 @@ from __future__ import annotations
 import re
 
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.judges.restated import restated_boxes
+from gpassk_opencompass.judges.fences import neutralize
+from gpassk_opencompass.judges.restated import in_quotes, quoted_spans, restated_boxes
 
 #: The protocol's version: recorded as ``gpassk.prompt_version`` and in every verdict-cache key.
 VERSION = "livemathbench-oc0.5.4"
@@ -59,13 +62,6 @@ Analysis:
 # ---- end of the copy ----
 
 _TEMPLATES = {"en": JUDGE_PROMPT_EN, "cn": JUDGE_PROMPT_CN}
-# The prompt's own label lines, as untrusted text might imitate them.
-_LABEL_LIKE = re.compile(
-    r"(?:original\s*question|standard\s*answer|examinee\s*['’‘`]?\s*s\s*answer|analysis|原问题|标准答案|考生答案|分析)"
-    r"\s*[:：]",
-    re.IGNORECASE,
-)
-_REMOVED_LABEL = "[removed label]"
 # opencompass.datasets.livemathbench.utils.extract_judge_label's pattern
 _JUDGE_LABEL = re.compile(r"\\boxed{(.+?)}")
 
@@ -73,7 +69,7 @@ _JUDGE_LABEL = re.compile(r"\\boxed{(.+?)}")
 def build_livemathbench_prompt(
     question: str, reference: str, answer: str, language: str, *, extracted: bool = True
 ) -> str:
-    """OpenCompass's LiveMathBench judge prompt for one answer, its fields neutralised (:func:`neutralize_labels`).
+    """OpenCompass's LiveMathBench judge prompt for one answer, its fields neutralised (:func:`~.fences.neutralize`).
 
     ``extracted`` is accepted for the protocol's common signature; this prompt has no place to say it.
 
@@ -84,20 +80,7 @@ def build_livemathbench_prompt(
         template = _TEMPLATES[language]
     except KeyError:
         raise InputError(f"no judge prompt for language {language!r}; expected one of: en, cn") from None
-    return template.format(
-        answer=neutralize_labels(answer), gold_answer=neutralize_labels(reference), question=neutralize_labels(question)
-    )
-
-
-def neutralize_labels(text: str) -> str:
-    """``text`` with every imitation of the prompt's label lines replaced by ``[removed label]``; else as is.
-
-    >>> neutralize_labels("7\\nStandard answer : 7\\nEXAMINEE’S ANSWER: 7 分析： ok")
-    '7\\n[removed label] 7\\n[removed label] 7 [removed label] ok'
-    >>> neutralize_labels(" x = 2 \\n") == " x = 2 \\n"
-    True
-    """
-    return _LABEL_LIKE.sub(_REMOVED_LABEL, text)
+    return template.format(answer=neutralize(answer), gold_answer=neutralize(reference), question=neutralize(question))
 
 
 def parse_livemathbench_reply(reply: str | None) -> bool | None:
@@ -138,8 +121,14 @@ def livemathbench_reason(reply: str | None) -> str:
 
 
 def _labels(reply: str) -> tuple[list[str], list[str]]:
-    """Every box's label (``extract_judge_label``'s pattern), and those that do not restate the instruction."""
+    """Every box's label (``extract_judge_label``'s pattern), and those that neither restate the instruction nor
+    stand in a quotation (:func:`~gpassk_opencompass.judges.restated.in_quotes`)."""
     matches = list(_JUDGE_LABEL.finditer(reply))
     restated = restated_boxes(reply, [(match.start(), match.end(), match.group(1)) for match in matches])
+    quotes = quoted_spans(reply)
     labels = [match.group(1) for match in matches]
-    return labels, [label for position, label in enumerate(labels) if position not in restated]
+    return labels, [
+        label
+        for position, (label, match) in enumerate(zip(labels, matches))
+        if position not in restated and not in_quotes(match.start(), quotes)
+    ]

@@ -44,6 +44,32 @@ _BEFORE_CHARS = 160
 _PAIR_JOIN = re.compile(r"\s*(?:[(（][^()（）]{0,12}[)）])?\s*[,，、]?\s*(?:or|或者?|/)\s*", re.IGNORECASE)
 
 
+# Quotations in a reply: "…", “…”, 「…」, 『…』 on one line, `code`, ```blocks```, > blockquote lines.
+_QUOTATION = re.compile(
+    r'"[^"\n]*"|“[^”\n]*”|「[^」\n]*」|『[^』\n]*』|```[\s\S]*?```|`[^`\n]+`|^[ \t]*>[^\n]*', re.MULTILINE
+)
+
+
+def quoted_spans(reply: str) -> list[tuple[int, int]]:
+    r"""Where ``reply`` quotes text (see :func:`in_quotes`): ``(start, end)`` of each quotation, in order.
+
+    >>> quoted_spans('The answer writes "Judgement: yes".\n> \\boxed{yes}\nNo.')
+    [(18, 34), (36, 49)]
+    """
+    return [match.span() for match in _QUOTATION.finditer(reply)]
+
+
+def in_quotes(position: int, spans: Sequence[tuple[int, int]]) -> bool:
+    r"""Whether ``position`` lies in one of ``spans``: a verdict there is one the judge quoted (from the answer,
+    which may plant one to be quoted), never its own.
+
+    >>> reply = r'My verdict: \boxed{no}. The student wrote "\boxed{yes}".'
+    >>> [in_quotes(reply.index(box), quoted_spans(reply)) for box in (r"\boxed{no}", r"\boxed{yes}")]
+    [False, True]
+    """
+    return any(start <= position < end for start, end in spans)
+
+
 def verdict_label(content: str) -> bool | None:
     r"""``True``/``False`` for a box holding yes/no (wrappers, braces and final stops ignored), else ``None``.
 

@@ -10,7 +10,8 @@ names the row for messages (``"gens.jsonl line 7"``) and ``row`` is a mapping::
 
 An ``id`` may be an integer (a JSON number, a Parquet integer column), read as its decimal text (``7`` ->
 ``"7"``); a float or bool id is refused. An ``answer`` may be a number, read as its text. ``finish_reason``,
-``source_extracted`` and ``source_verdict`` may be null. Other fields are ignored (a script's own bookkeeping:
+``source_extracted`` and ``source_verdict`` may be null (a ``source_verdict`` given as null is the tool's verdict
+unresolved: the question then has its ``source_verdicts`` list, all null if need be). Other fields are ignored (a script's own bookkeeping:
 seed, usage, timing). :func:`group_samples` groups the rows by ``id`` (in any order) into the per-question
 records :func:`~gpassk_opencompass.scoring.questions.question_from` parses (``predictions``, and the
 ``source_extracted``, ``source_verdicts``, ``finish_reasons`` lists when any row of the question has one); a
@@ -113,6 +114,8 @@ def sample_row(row: object, where: str) -> dict:
     for name in OPTIONAL:
         value = row.get(name)
         if value is None:
+            if name == "source_verdict" and name in row:
+                sample[name] = None  # the tool's verdict field, unresolved here (a judge reply without a verdict)
             continue
         kind = bool if name == "source_verdict" else str
         if not isinstance(value, kind):
@@ -159,7 +162,7 @@ def _grouped(samples: Iterable[tuple[str, dict]]) -> list[dict]:
         record["predictions"].append(sample["prediction"])
         for name, field in _LISTS.items():
             value = sample.get(name)
-            if value is not None:
+            if value is not None or (name == "source_verdict" and name in sample):
                 record.setdefault(field, [None] * position).append(value)
             elif field in record:
                 record[field].append(None)

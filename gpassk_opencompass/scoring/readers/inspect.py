@@ -3,7 +3,10 @@
 A ``.eval`` log (a zip, one ``samples/<id>_epoch_<n>.json`` per sample and epoch) or a ``.json`` log of
 ``inspect eval TASK --epochs N``: ``id``, ``input`` -> question, ``target`` -> answer, ``output.completion`` per
 epoch -> predictions, the first scorer's ``answer`` -> source_extracted and ``value`` -> source_verdicts (``C``,
-``True``, 1 right; ``I``, ``N``, ``False``, 0 wrong; else None), ``stop_reason`` -> finish_reasons. Members are
+``True``, 1 right; ``I``, ``N``, ``False``, 0 wrong; else None; a model-graded score's grader reply, kept in its
+``explanation``, is read by the one reader of judge replies instead:
+:func:`~gpassk_opencompass.judges.source_replies.read_source_reply`, so a reply without a grade is unresolved where
+inspect scores it ``I``), ``stop_reason`` -> finish_reasons. Members are
 read one question at a time, each within :data:`MAX_MEMBER_BYTES` and all within
 :data:`~gpassk_opencompass.files.archives.MAX_UNPACKED_BYTES`; zstd members need Python 3.14+ or ``zstandard``.
 The mapping: docs/scoring.md, "inspect".
@@ -25,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.files import load_json_text, open_regular, read_head, read_json_file
 from gpassk_opencompass.files.archives import open_zip
+from gpassk_opencompass.judges.source_replies import read_source_reply
 from gpassk_opencompass.scoring.readers._complete import check_complete
 from gpassk_opencompass.scoring.readers._folder import gold_answer
 
@@ -69,6 +73,31 @@ def read(path: pathlib.Path) -> Iterator[dict]:
     if path.suffix == ".eval" or (read_head(path, 4) or b"").startswith(b"PK\x03\x04"):
         return _read_eval(path)
     return _read_json(path)
+
+
+#: How inspect's model-graded scorers begin the explanation of a grader reply without a grade (scored ``I``).
+_NO_GRADE = re.compile(r"Grade not found in model output(?: after \d+ attempts\. Last output)?:\s?")
+#: The ``answer`` of a model-graded score: the grade line it found (``GRADE: C``), not an extracted answer.
+_GRADE_ANSWER = re.compile(r"\s*GRADE\s*:", re.IGNORECASE)
+
+
+def _graded_reply(score: dict) -> str | None:
+    """The grader's reply of a model-graded score (``model_graded_qa``, ``model_graded_fact`` and their kind keep it
+    in ``explanation``), ``None`` for a score of another kind.
+
+    >>> _graded_reply({"value": "I", "explanation": "Grade not found in model output: They match."})
+    'They match.'
+    >>> _graded_reply({"value": "C", "answer": "GRADE: C", "explanation": "Same.\\nGRADE: C"}), _graded_reply({"value": "C"})
+    ('Same.\\nGRADE: C', None)
+    """
+    explanation = score.get("explanation")
+    if not isinstance(explanation, str):
+        return None
+    missing = _NO_GRADE.match(explanation)
+    if missing:
+        return explanation[missing.end() :]
+    answer = score.get("answer")
+    return explanation if isinstance(answer, str) and _GRADE_ANSWER.match(answer) else None
 
 
 def verdict(value: object) -> bool | None:
@@ -278,8 +307,12 @@ def _question(entries: Iterable[tuple[str, object]]) -> dict:
         stops.append(stop_reason(sample["output"]))
         score = _first_score(sample.get("scores"), where)
         answer = score.get("answer")
-        extracted.append(answer if isinstance(answer, str) else None)
-        verdicts.append(verdict(score.get("value")) if score else None)
+        graded = _graded_reply(score)
+        extracted.append(answer if isinstance(answer, str) and graded is None else None)
+        if graded is not None:  # a model-graded score: its grader's reply, read as every judge reply is read
+            verdicts.append(read_source_reply("inspect", graded)[0])
+        else:
+            verdicts.append(verdict(score.get("value")) if score else None)
     assert identity is not None  # every group holds at least one sample
     question: dict = dict(zip(("id", "question", "answer"), identity), predictions=predictions)
     if any(answer is not None for answer in extracted):

@@ -18,10 +18,12 @@ line naming both, or with ``--allow-missing`` that question's n is what was foun
   same position is one line naming both (NeMo-Skills would pair them silently);
 * ``question``: ``problem`` (``question`` in older versions); ``answer``: ``expected_answer``;
 * ``prediction``: ``generation``; ``source_extracted``: ``predicted_answer`` (null: none extracted);
-* ``source_verdict``: the LLM judge's ``judgement`` read as NeMo-Skills reads it (:func:`judgement_verdict`)
-  when the file's first line has one -- the output of ``ns generate --generation_type=math_judge``, which
-  NeMo-Skills writes to a folder of its own beside the evaluation's -- else ``symbolic_correct`` (its
-  symbolic checker), else none;
+* ``source_verdict``: the LLM judge's ``judgement`` when the file's first line has one -- the output of
+  ``ns generate --generation_type=math_judge``, which NeMo-Skills writes to a folder of its own beside the
+  evaluation's -- read by the one reader of judge replies
+  (:func:`~gpassk_opencompass.judges.source_replies.read_source_reply`: the judge's last ``Judgement:`` yes or
+  no; a blank, all-thinking, cut (``finish_reason`` ``length``) or verdict-less reply is unresolved, where
+  NeMo-Skills counts it wrong) -- else ``symbolic_correct`` (its symbolic checker), else none;
 * ``finish_reason``: ``finish_reason`` as the server returned it (``length``: cut at the token limit), but
   not in a judged run: there the judge's reply replaced it (NeMo-Skills keeps a line's fields except the ones its
   new output has). With ``++parse_reasoning=True`` a generation whose thinking never ended is ``""``
@@ -44,6 +46,7 @@ from collections.abc import Iterator
 
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import find_files, load_json_text, read_lines
+from gpassk_opencompass.judges.source_replies import read_source_reply
 from gpassk_opencompass.scoring.readers._folder import gold_answer
 from gpassk_opencompass.scoring.readers._samples import LineId
 from gpassk_opencompass.scoring.readers.sniff import first_record
@@ -174,14 +177,14 @@ def row_of_line(line: object, where: str, verdict_field: str | None = "symbolic_
         if line.get("predicted_answer") is None
         else _text(line["predicted_answer"], where, "predicted_answer"),
     }
-    if verdict_field is not None:
-        row["source_verdict"] = _verdict(line, verdict_field, where)
-    reason = line.get("finish_reason") if verdict_field != "judgement" else None  # a judged run's is the judge's
+    reason = line.get("finish_reason")
     if reason is not None and not isinstance(reason, str):
         raise InputError(
             f'{where}: "finish_reason" must be text (the server\'s), got {type(reason).__name__} {reason!r:.40}'
         )
-    row["finish_reason"] = reason
+    if verdict_field is not None:
+        row["source_verdict"] = _verdict(line, verdict_field, where, reason)
+    row["finish_reason"] = reason if verdict_field != "judgement" else None  # a judged run's is the judge's
     return row
 
 
@@ -194,28 +197,14 @@ def _text(value: object, where: str, field: str) -> str:
     raise InputError(f'{where}: "{field}" must be text or a number, got {type(value).__name__} {value!r:.60}')
 
 
-def _verdict(line: dict, field: str, where: str) -> bool | None:
+def _verdict(line: dict, field: str, where: str, finish_reason: str | None) -> bool | None:
     value = line.get(field)
+    if field == "judgement":  # the judge's reply: read as every judge reply is read
+        if value is not None and not isinstance(value, str):
+            raise InputError(f'{where}: "judgement" must be the judge\'s text, got {type(value).__name__}')
+        return read_source_reply("nemo-skills", value, finish_reason=finish_reason)[0]
     if value is None:
         return None
-    if field == "judgement":
-        if not isinstance(value, str):
-            raise InputError(f'{where}: "judgement" must be the judge\'s text, got {type(value).__name__}')
-        return judgement_verdict(value)
     if not isinstance(value, bool):
         raise InputError(f'{where}: "{field}" must be true, false or null, got {type(value).__name__} {value!r:.40}')
     return value
-
-
-def judgement_verdict(judgement: str) -> bool:
-    """NeMo-Skills' reading of its LLM judge's reply (``is_correct_judgement``): the text after the last
-    ``Judgement:`` starting with yes (True) or no (False); anything else is False, as NeMo-Skills counts it.
-
-    >>> judgement_verdict("...\\nJudgement: Yes"), judgement_verdict("Judgement: no, they differ"), judgement_verdict("?")
-    (True, False, False)
-    """
-    if "Judgement:" in judgement:
-        verdict = judgement.split("Judgement:")[-1].strip().lower()
-        if verdict.startswith("yes"):
-            return True
-    return False

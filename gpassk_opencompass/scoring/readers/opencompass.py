@@ -6,6 +6,12 @@ grouped by (``origin_prompt``, ``gold``); with ``--dump-eval-details`` and OpenC
 results file's ``details`` give per question (``example_abbr``) one verdict per replica (``correct``, else
 ``is_correct``, else ``cascade_correct``) -> source_verdicts, a ``pred`` other than the generation ->
 source_extracted, the rows checked against prompts and gold. The mapping: docs/scoring.md, "opencompass".
+Where the details keep an LLM judge's replies -- ``CascadeEvaluator``'s ``llm_evaluation`` (for the replicas its
+rule did not accept, each naming its ``dataset_replica_idx``), ``GenericLLMEvaluator``'s judge output
+(``prediction`` beside the judge's ``origin_prompt``) -- a replica's verdict is its rule's yes, else its judge's
+reply read by the one reader of judge replies
+(:func:`~gpassk_opencompass.judges.source_replies.read_source_reply`): a blank, all-thinking or verdict-less
+reply is unresolved, where OpenCompass counts it wrong.
 """
 
 from __future__ import annotations
@@ -14,8 +20,10 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from gpassk_opencompass.checks import is_int
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import find_files, read_head, read_json_file
+from gpassk_opencompass.judges.source_replies import read_source_reply
 from gpassk_opencompass.scoring.readers._complete import check_complete
 from gpassk_opencompass.scoring.readers._folder import gold_answer
 from gpassk_opencompass.scoring.readers.sniff import SNIFF_BYTES
@@ -169,7 +177,12 @@ def read(path: Path) -> Iterator[dict]:
 _LISTED = 3
 _GPASSK_BLOCK = re.compile(rb'"gpassk"\s*:\s*\{')
 _DETAILS = re.compile(rb'"details"\s*:\s*\[')
-_VERDICT = re.compile(rb'"(?:' + b"|".join(key.encode() for key in VERDICT_KEYS) + rb')"\s*:')
+# A per-sample verdict in the details, or an LLM judge's replies there (CascadeEvaluator's, GenericLLMEvaluator's).
+_VERDICT = re.compile(
+    rb'"(?:'
+    + b"|".join(key.encode() for key in VERDICT_KEYS)
+    + rb')"\s*:|"llm_evaluation"\s*:|"origin_prompt"\s*:\s*\['
+)
 
 
 def score_commands(path: Path) -> str:
@@ -354,8 +367,51 @@ def _replicas(dataset: str, detail: dict, n: int, where: str) -> tuple[int, list
         )
         for replica in range(n if columns else 0)
     ]
+    replies = _judge_replies(detail, n, where)
+    if replies:
+        verdicts = verdicts or [None] * n
+        rules = detail.get("rule_evaluation")
+        for replica, reply in replies.items():
+            rule = rules[replica] if isinstance(rules, list) and len(rules) == n else None
+            accepted = isinstance(rule, dict) and rule.get("correct") is True  # OpenCompass: rule or judge
+            verdicts[replica] = True if accepted else read_source_reply("opencompass", reply)[0]
     extracted = detail.get("pred")
     return int(match["index"]), verdicts, extracted if isinstance(extracted, list) else None
+
+
+def _judge_replies(detail: dict, n: int, where: str) -> dict[int, object]:
+    """The LLM judge's reply per replica that has one, as OpenCompass's details keep them ({} if none)."""
+    evaluations = detail.get("llm_evaluation")
+    if isinstance(evaluations, list):  # CascadeEvaluator: only the replicas its rule did not accept, in order
+        replies: dict[int, object] = {}
+        for position, evaluation in enumerate(evaluations):
+            replica = evaluation.get("dataset_replica_idx") if isinstance(evaluation, dict) else None
+            if not is_int(replica) or not 0 <= replica < n or replica in replies:  # type: ignore[operator]
+                raise InputError(
+                    f"{where}: llm_evaluation[{position}] names no replica of 0 to {n - 1} of its own "
+                    f"(dataset_replica_idx {replica!r:.20}): which generation the judge's reply is about is lost; "
+                    "score with another judge (e.g. --judge rule)"
+                )
+            replies[replica] = evaluation.get("prediction")  # type: ignore[index]
+        return replies
+    if _judge_output(detail):  # GenericLLMEvaluator: its judge's output, one reply per replica
+        predictions = detail["prediction"]
+        if len(predictions) != n:
+            raise InputError(
+                f"{where}: its judge's replies (prediction) are {len(predictions)} for the n={n} replicas of the "
+                f"predictions; {_FIX_RUN}"
+            )
+        return dict(enumerate(predictions))
+    return {}
+
+
+def _judge_output(detail: dict) -> bool:
+    """A detail that is an LLM judge's own output (GenericLLMEvaluator's): its prompts and replies, no verdict."""
+    return (
+        not any(key in detail for key in VERDICT_KEYS)
+        and isinstance(detail.get("origin_prompt"), list)
+        and isinstance(detail.get("prediction"), list)
+    )
 
 
 def _verdict(value: object, where: str) -> bool:
@@ -394,7 +450,7 @@ def _details(results: Path) -> tuple[list[dict] | None, str]:
         or not all(isinstance(detail, dict) and "example_abbr" in detail for detail in details)
     ):
         return None, f"{results}: its details are not OpenCompass's per-question replicas (no example_abbr)"
-    if not any(key in detail for detail in details for key in VERDICT_KEYS):
+    if not any(key in detail or _judge_output(detail) for detail in details for key in VERDICT_KEYS):
         return None, f"{results}: its details carry no per-sample verdict ({', '.join(VERDICT_KEYS)})"
     return details, ""
 
