@@ -150,8 +150,14 @@ RESTATED = [
 @pytest.mark.e2e
 @pytest.mark.parametrize("reply", REPLIES)
 def test_a_reply_reads_as_opencompass_reads_it(opencompass, reply):
-    # LiveMathBenchEvaluator: 1 if extract_judge_label(reply) == 'yes' else 0
-    assert livemathbench.parse_livemathbench_reply(reply) is (opencompass.extract_judge_label(reply) == "yes")
+    # LiveMathBenchEvaluator: 1 if extract_judge_label(reply) == 'yes' else 0; a reply without any box is the one
+    # deliberate difference: OpenCompass counts it wrong, we leave it unresolved (no verdict is not a wrong answer)
+    verdict = livemathbench.parse_livemathbench_reply(reply)
+    label = opencompass.extract_judge_label(reply)
+    if label is None or "\\boxed{" not in reply:
+        assert verdict is None
+    else:
+        assert verdict is (label == "yes")
 
 
 @pytest.mark.e2e
@@ -189,13 +195,13 @@ def test_a_reply_cut_at_the_token_limit_stays_unresolved_though_opencompass_woul
     assert report.verdicts[0].correct is True and len(complete.requests) == 1
 
 
-def test_a_complete_reply_without_a_box_is_wrong_at_once_not_retried(loopback_openai):
+def test_a_complete_reply_without_a_box_is_unresolved_not_wrong(loopback_openai):
+    # OpenCompass counts it wrong; a judge that gave no verdict says nothing about the answer
     server = loopback_openai(lambda body: "The two answers are the same.")
     items = [JudgeItem("1+1?", "2", r"\boxed{2}")]
     report = judge_items(items, settings_for(server, judge_prompt="livemathbench"), progress=False)
     (verdict,) = report.verdicts
-    assert verdict.correct is False and "no \\boxed{} in the reply" in verdict.reason
-    assert len(server.requests) == 1
+    assert verdict.correct is None and report.stats.unresolved == 1
 
 
 # ------------------------------------------------------------------ the protocol in the cache key and the results
@@ -203,7 +209,9 @@ def test_a_complete_reply_without_a_box_is_wrong_at_once_not_retried(loopback_op
 
 def test_verdicts_of_one_protocol_never_answer_for_the_other(loopback_openai, tmp_path):
     # this judge says yes to our prompt and no to OpenCompass's: which protocol answered shows in the verdict
-    server = loopback_openai(lambda body: r"\boxed{yes}" if "<student_answer>" in last_user_message(body) else "no")
+    server = loopback_openai(
+        lambda body: r"\boxed{yes}" if "<student_answer>" in last_user_message(body) else r"\boxed{no}"
+    )
     cache = tmp_path / "verdicts.jsonl"
     items = [JudgeItem("1+1?", "2", r"\boxed{2}"), JudgeItem("2+2?", "4", r"\boxed{5}")]
 

@@ -147,8 +147,9 @@ def test_each_reply_is_classified_as_what_it_means(case):
     assert {name: getattr(reply, name) for name in expected} == expected
 
 
-def test_under_the_livemathbench_protocol_any_non_blank_reply_is_a_verdict():
+def test_under_the_livemathbench_protocol_a_box_is_a_verdict_and_a_reply_without_one_is_not():
     read = judge_protocol("livemathbench").read
-    assert classify(completion("yes"), read, confirmed=False, max_tokens=None).kind == "verdict"
+    assert classify(completion(r"so \boxed{no}"), read, confirmed=False, max_tokens=None).kind == "verdict"
+    assert classify(completion("yes"), read, confirmed=False, max_tokens=None).kind == "no verdict"
     assert classify(completion(" \n"), read, confirmed=False, max_tokens=None).kind == "no verdict"
     assert classify(completion("yes", finish_reason="length"), read, confirmed=True, max_tokens=8).kind == "cut"

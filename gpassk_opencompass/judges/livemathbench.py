@@ -87,34 +87,34 @@ def parse_livemathbench_reply(reply: str | None) -> bool | None:
     r"""The verdict as OpenCompass's LiveMathBench evaluator reads it: the last ``\boxed{...}`` is exactly ``yes``
     -- boxes that restate the prompt's instruction left out.
 
-    ``None`` for no reply at all (empty) and for a reply whose only boxes
-    restate the instruction ("If they match, output \boxed{yes}, otherwise
-    output \boxed{no}", :func:`~gpassk_opencompass.judges.restated.restated_boxes`),
-    which OpenCompass would read as a verdict; a reply without a box, or whose
-    last box holds anything else (``No``, ``\text{yes}``, ``YES``), is wrong.
+    ``None`` (no verdict: unresolved) for no reply at all, for a reply without a box (OpenCompass counts it
+    wrong: a judge that said nothing is not a wrong answer) and for a reply whose only boxes restate the
+    instruction ("If they match, output \boxed{yes}, otherwise output \boxed{no}",
+    :func:`~gpassk_opencompass.judges.restated.restated_boxes`), which OpenCompass would read as a verdict; a
+    reply whose last box holds anything else (``No``, ``\text{yes}``, ``YES``) is wrong, as OpenCompass reads it.
 
     >>> parse_livemathbench_reply(r"\boxed{yes} at first, but \boxed{no}"), parse_livemathbench_reply("They match.")
-    (False, False)
+    (False, None)
     >>> parse_livemathbench_reply("") is None, parse_livemathbench_reply(r"if they match, output \boxed{yes}") is None
     (True, True)
     """
     if not reply:
         return None
-    labels, said = _labels(reply)
-    if labels and not said:
+    _, said = _labels(reply)
+    if not said:
         return None
-    return bool(said) and said[-1] == "yes"
+    return said[-1] == "yes"
 
 
 def livemathbench_reason(reply: str | None) -> str:
     r"""Why a reply reads as it does: the box read, or that it has none (or only restated ones).
 
     >>> livemathbench_reason(r"so \boxed{No}"), livemathbench_reason("They match.")
-    ('judge said \\boxed{No}', 'no \\boxed{} in the reply: wrong, as OpenCompass reads it')
+    ('judge said \\boxed{No}', 'no \\boxed{} in the reply: no verdict (OpenCompass would count it wrong)')
     """
     labels, said = _labels(reply or "")
     if not labels:
-        return "no \\boxed{} in the reply: wrong, as OpenCompass reads it"
+        return "no \\boxed{} in the reply: no verdict (OpenCompass would count it wrong)"
     if not said:
         return "the reply's only boxes restate the instruction: no verdict"
     return f"judge said \\boxed{{{said[-1][:40]}}}"
