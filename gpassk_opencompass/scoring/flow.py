@@ -28,7 +28,6 @@ import sys
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -54,13 +53,13 @@ from gpassk_opencompass.scoring.details import DIGEST_FIELDS, CompactDetails, te
 from gpassk_opencompass.scoring.questions import Question
 from gpassk_opencompass.scoring.readers import (
     Layout,
+    ResolvedInput,
     check_not_a_seed,
-    format_of,
     input_anchor,
-    input_files,
     missing_verdicts,
     read_input,
     read_rows,
+    resolve_input,
 )
 from gpassk_opencompass.scoring.request import ScoringRequest, check_questions
 from gpassk_opencompass.scoring.results import Curtailment, ResultsFile
@@ -272,7 +271,7 @@ def distinct_generations(questions: Sequence[Question]) -> Generations:
 
 
 def score_file(
-    path: str | os.PathLike,
+    path: str | os.PathLike | ResolvedInput,
     request: ScoringRequest,
     judge: Judge,
     *,
@@ -286,8 +285,10 @@ def score_file(
 ) -> ResultsFile:
     """``gpassk score``: check the files, read the samples, score them, write ``output`` when the result may be written.
 
-    ``format`` names the input's format (:mod:`~gpassk_opencompass.scoring.readers`: ``gpassk``,
-    ``qwen-math``, ``opencompass``, ``long``, ...); ``auto`` detects it. ``path`` may be a folder or a glob of
+    ``path`` is resolved once (:func:`~gpassk_opencompass.scoring.readers.resolve_input`: its files, each with its
+    identity, its format and layout; or given resolved), and every step takes that value. ``format`` names the
+    input's format (:mod:`~gpassk_opencompass.scoring.readers`: ``gpassk``, ``qwen-math``, ``opencompass``,
+    ``long``, ...); ``auto`` detects it. ``path`` may be a folder or a glob of
     one file per seed (``allow_missing``: a question absent from one keeps the samples found). ``on_layout``
     is told how the samples were grouped into questions, when they were (the CLI says it in one line).
     ``next_round``: under ``request.curtail``, the file of questions still to be drawn (:func:`plan_next_round`).
@@ -306,21 +307,20 @@ def score_file(
         JudgeError: the judge cannot serve the run (verdicts so far are in the cache).
         WriteError: the file system refused to write ``output`` or the cache (as :func:`score`).
     """
-    path = Path(path)
-    judge = with_verdict_cache(judge, cache, input_anchor(path))
+    resolved = resolve_input(path, format)  # once: every step below takes this value
+    judge = with_verdict_cache(judge, cache, input_anchor(resolved.given))
     if next_round is not None and request.curtail is None:
         raise InputError("--next-round lists the questions a curtailed run still draws: give --curtail N1:N too")
     for role, written in (("--output", output), ("--cache", judge.cache_path), ("--next-round", next_round)):
-        check_not_a_seed(path, format, role, written)
-    name = format_of(path, format)
-    paths = {"INPUT": path, "--output": output, "--cache": judge.cache_path, "--next-round": next_round}
-    _check_paths(judge, paths, input_files(path, name))
+        check_not_a_seed(resolved, resolved.format, role, written)
+    paths = {"INPUT": resolved.given, "--output": output, "--cache": judge.cache_path, "--next-round": next_round}
+    _check_paths(judge, paths, [file.path for file in resolved.files])
     # under a curtailed design a stopped question is absent from the later seeds' files: its count is checked instead
     missing = allow_missing or request.curtail is not None
-    questions, layout = read_input(path, name, min_predictions=max(request.ks), allow_missing=missing)
+    questions, layout = read_input(resolved, min_predictions=max(request.ks), allow_missing=missing)
     if layout is not None and on_layout is not None:
         on_layout(layout)
-    judge = for_source(judge, name, questions, path)
+    judge = for_source(judge, resolved.format, questions, resolved.path)
     results = scored_results(questions, request, judge, progress=progress, next_round=next_round)
     del questions  # the generations are not needed to write the results: free them first
     return _written(results, request, output)

@@ -122,11 +122,16 @@ def check_count(name: object, n: int, least: int, where: str = "") -> None:
 
 
 def parse_generations(
-    records: Iterable[str | Mapping], *, min_predictions: int = 1, source: str = "input"
+    records: Iterable[str | Mapping],
+    *,
+    min_predictions: int = 1,
+    source: str = "input",
+    lines: list[int] | None = None,
 ) -> list[Question]:
     """Validate records into :class:`Question` values: JSONL lines (blank ones skipped) or mappings.
 
-    The ids must be unique; record ``i`` (counted from 1, blank lines too) is named ``{source} line {i}``.
+    The ids must be unique; record ``i`` (counted from 1, blank lines too) is named ``{source} line {i}``;
+    ``lines``, when given, receives each question's line number (a later message names it without reading again).
 
     >>> parse_generations(['{"id": "a", "question": "q", "answer": 2, "predictions": ["2"]}'], min_predictions=1)
     Traceback (most recent call last):
@@ -152,6 +157,8 @@ def parse_generations(
             )
         first_line_of[question.id] = number
         questions.append(question)
+        if lines is not None:
+            lines.append(number)
     if not questions:
         raise InputError(f"{source}: no questions (the file is empty)")
     return questions
