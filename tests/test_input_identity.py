@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from gpassk_opencompass.errors import InputError
 from in_process import run_main
 
 DATA = Path(__file__).parent / "data"
@@ -97,3 +98,38 @@ def test_the_input_is_resolved_once_per_command(tmp_path, capsys, monkeypatch):
     result = run_main(capsys, "score", str(folder), "--k", "1", "--judge", "rule")
     assert result.returncode == 0, result.stderr
     assert len(asked) == len(set(asked)), sorted(asked)
+
+
+# ---------------------------------------------------------------- a question is its id; its text only where it says
+
+
+def test_compute_never_merges_two_questions_without_texts():
+    """Two questions, one prediction each, equal references: k = 2 is above n = 1, never one question of n = 2."""
+    from gpassk_opencompass.card import compute
+
+    same = lambda prediction, reference: prediction == reference  # noqa: E731
+    with pytest.raises(InputError, match=r"question '0' has 1 prediction\(s\); at least 2 are needed"):
+        compute([["a"], ["b"]], ["a", "a"], k=2, check_correct_fn=same)
+    # k = 1 scores them as the two questions they are: (1 + 0) / 2, by hand
+    assert compute([["a"], ["b"]], ["a", "a"], k=1, thresholds=[1.0], check_correct_fn=same)["G-Pass@1_1.0"] == 0.5
+
+
+def test_score_of_mappings_without_texts_never_merges(tmp_path):
+    from gpassk_opencompass.scoring.flow import score
+
+    rows = [{"id": f"q{i}", "question": " ", "answer": "4", "predictions": [r"\boxed{4}"]} for i in range(4)]
+    with pytest.raises(InputError, match="at least 2 are needed"):
+        score(rows, k=2, judge="rule", progress=False)
+    assert len(score(rows, k=1, judge="rule", progress=False).details) == 4
+
+
+def test_a_file_of_records_without_texts_is_not_grouped(tmp_path, capsys):
+    rows = [{"id": f"q{i}", "question": "", "answer": "4", "prediction": r"\boxed{4}"} for i in range(4)]
+    path = tmp_path / "long.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = run_main(capsys, "score", str(path), "--k", "2", "--judge", "rule")
+    assert result.returncode == 2 and "at least 2 are needed" in result.stderr, result.stderr
+    texts = [dict(row, question=f"Q{i % 2}") for i, row in enumerate(rows)]  # texts that repeat evenly: grouped
+    path.write_text("".join(json.dumps(row) + "\n" for row in texts))
+    result = run_main(capsys, "score", str(path), "--k", "2", "--judge", "rule")
+    assert result.returncode == 0 and "2 questions × 2 samples" in result.stderr, result.stderr

@@ -294,15 +294,17 @@ def read_rows(rows: Iterable[Mapping], source: str = "questions", *, min_predict
     lines of a generations file, or sample rows (a ``prediction`` each, grouped by id), each named
     ``{source} row N``; a replicated dataset is grouped as in a file."""
     rows = list(rows)
+    lines: list[int] = []  # per question given as one mapping, its line
     if rows and "prediction" in rows[0] and "predictions" not in rows[0]:
         questions = questions_of(group_samples((f"{source} row {i}", row) for i, row in enumerate(rows, 1)), source)
     else:
-        questions = parse_generations(rows, min_predictions=1, source=source)
+        questions = parse_generations(rows, min_predictions=1, source=source, lines=lines)
     replicas = group_replicas(questions, source) if min_predictions > 1 else None  # k = 1 needs no grouping
     if replicas is not None:
         questions = replicas[0]
-    elif "predictions" in rows[0] and any(len(question.predictions) < min_predictions for question in questions):
-        parse_generations(rows, min_predictions=min_predictions, source=source)  # says which line
+    else:  # says which line, from what was parsed
+        for question, line in zip(questions, lines):
+            check_count(question.id, len(question.predictions), min_predictions, f"{source} line {line}")
     check_counts(questions, min_predictions, source)
     return questions
 
