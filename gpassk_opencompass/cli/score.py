@@ -116,7 +116,9 @@ def add_parser(subparsers) -> None:
     judge.add_argument(
         "--cache",
         metavar="PATH",
-        help="verdict cache (JSONL, resumable; default: INPUT.judge-cache.jsonl next to the input)",
+        help="verdict cache (JSONL, resumable) to use: yours to choose (default: one per input and judge in your "
+        "cache folder, $XDG_CACHE_HOME/gpassk-opencompass or ~/.cache/gpassk-opencompass; a cache beside the "
+        "input is read only when named here)",
     )
     judge.add_argument("--no-cache", action="store_true", help="do not read or write a verdict cache")
     add_metric_options(parser)
@@ -336,7 +338,7 @@ def run(args: argparse.Namespace) -> int:
     from gpassk_opencompass.judges.registry import resolve_judge, with_verdict_cache
     from gpassk_opencompass.render.score_report import format_report, layout_line, unresolved_summary
     from gpassk_opencompass.scoring.flow import score_file
-    from gpassk_opencompass.scoring.readers import input_anchor
+    from gpassk_opencompass.scoring.readers import resolve_input
 
     if args.more_inputs:
         given = [args.input, *args.more_inputs]
@@ -348,7 +350,8 @@ def run(args: argparse.Namespace) -> int:
     if args.cache and args.no_cache:
         raise InputError("--cache and --no-cache contradict each other; give one")
     cache_choice = False if args.no_cache else (args.cache or True)
-    judge = with_verdict_cache(resolve_judge(args.judge, **judge_options(args)), cache_choice, input_anchor(args.input))
+    resolved = resolve_input(args.input, args.format)  # once: its files, their identities, its format and layout
+    judge = with_verdict_cache(resolve_judge(args.judge, **judge_options(args)), cache_choice, resolved.identity)
     request = scoring_request(args, args.k)
     kind, cache = judge.name, judge.cache_path
     if args.judge == "auto":
@@ -362,7 +365,7 @@ def run(args: argparse.Namespace) -> int:
         logger.info("verdict cache: {} (rerun the same command to resume)", cache)
     args.resumable = Resumable(kept, store=None if cache is None else str(cache))
     result = score_file(
-        args.input,
+        resolved,
         request,
         judge,
         output=args.output,

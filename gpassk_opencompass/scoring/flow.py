@@ -44,9 +44,10 @@ from gpassk_opencompass.files.writing import (
 )
 from gpassk_opencompass.judges import CheckCorrectFn, Judge, JudgeItem, JudgeSettings
 from gpassk_opencompass.judges.cache import check_cache_file
-from gpassk_opencompass.judges.registry import as_judge, resolve_judge, with_verdict_cache
+from gpassk_opencompass.judges.registry import as_judge, beside_input_cache, resolve_judge, with_verdict_cache
 from gpassk_opencompass.judges.source import SourceJudge
 from gpassk_opencompass.judges.types import JUDGE_NAMES
+from gpassk_opencompass.log import logger
 from gpassk_opencompass.scoring.compute import gpassk_results, resolved_counts, results_document, warn_if_identical
 from gpassk_opencompass.scoring.cut import count_ends
 from gpassk_opencompass.scoring.details import DIGEST_FIELDS, CompactDetails, texts_sha256
@@ -308,7 +309,8 @@ def score_file(
         WriteError: the file system refused to write ``output`` or the cache (as :func:`score`).
     """
     resolved = resolve_input(path, format)  # once: every step below takes this value
-    judge = with_verdict_cache(judge, cache, input_anchor(resolved.given))
+    judge = with_verdict_cache(judge, cache, resolved.identity)
+    warn_unread_cache(resolved, judge)
     if next_round is not None and request.curtail is None:
         raise InputError("--next-round lists the questions a curtailed run still draws: give --curtail N1:N too")
     for role, written in (("--output", output), ("--cache", judge.cache_path), ("--next-round", next_round)):
@@ -324,6 +326,18 @@ def score_file(
     results = scored_results(questions, request, judge, progress=progress, next_round=next_round)
     del questions  # the generations are not needed to write the results: free them first
     return _written(results, request, output)
+
+
+def warn_unread_cache(resolved: ResolvedInput, judge: Judge) -> None:
+    """Say that a verdict cache found beside the input is not read (a cache is trusted only when named)."""
+    beside = beside_input_cache(input_anchor(resolved.given))
+    if judge.asks_model and beside.is_file() and judge.cache_path != beside:
+        logger.warning(
+            "a verdict cache beside the input, {}, is not read: a cache is trusted only when its user chooses it "
+            "(it may have come with the input); to use its verdicts, name it: --cache {}",
+            beside,
+            beside,
+        )
 
 
 def for_source(
@@ -464,7 +478,8 @@ def score(
             allow_missing=allow_missing,
         )
     questions = _as_questions(questions_or_path, max(request.ks))
-    judge = for_source(with_verdict_cache(judge, cache, output), "gpassk", questions)
+    keyed = None if output is None else ["output", os.path.abspath(output)]  # in memory: keyed by its output
+    judge = for_source(with_verdict_cache(judge, cache, keyed), "gpassk", questions)
     _check_paths(judge, {"--output": output, "--cache": judge.cache_path})
     return _written(scored_results(questions, request, judge, progress=progress), request, output)
 
