@@ -133,3 +133,32 @@ def test_a_file_of_records_without_texts_is_not_grouped(tmp_path, capsys):
     path.write_text("".join(json.dumps(row) + "\n" for row in texts))
     result = run_main(capsys, "score", str(path), "--k", "2", "--judge", "rule")
     assert result.returncode == 0 and "2 questions × 2 samples" in result.stderr, result.stderr
+
+
+# ---------------------------------------------------------------- validate at the entry, trust inside
+
+
+def test_one_gpassk_score_checks_each_questions_count_once(tmp_path, capsys, monkeypatch):
+    """Read (and checked) where the input enters; the flow takes the checked questions without checking again."""
+    from gpassk_opencompass.scoring import questions as home
+    from gpassk_opencompass.scoring import readers, request
+    from gpassk_opencompass.scoring.readers import _samples
+
+    checked: list[object] = []
+    real = home.check_count
+
+    def counted(name, *args, **kwargs):
+        checked.append(name)
+        return real(name, *args, **kwargs)
+
+    for module in (home, readers, request, _samples):
+        monkeypatch.setattr(module, "check_count", counted)
+    rows = [
+        {"id": f"q{i}", "question": f"{i}+1?", "answer": str(i + 1), "predictions": [rf"\boxed{{{i + 1}}}", "x"]}
+        for i in range(3)
+    ]
+    path = tmp_path / "gens.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = run_main(capsys, "score", str(path), "--k", "2", "--judge", "rule", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert sorted(checked) == ["q0", "q1", "q2"]

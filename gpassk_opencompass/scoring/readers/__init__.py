@@ -39,7 +39,7 @@ from typing import NamedTuple
 from gpassk_opencompass.checks import unknown
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import check_regular, file_identity, find_files
-from gpassk_opencompass.scoring.questions import Question, check_count, parse_generations
+from gpassk_opencompass.scoring.questions import CheckedQuestions, Question, check_count, parse_generations
 from gpassk_opencompass.scoring.readers._samples import (
     Layout,
     check_counts,
@@ -266,7 +266,7 @@ def read_input(
         records, joined = join_seeds([(file, _rows(module, file)) for file in files], allow_missing=allow_missing)
         questions = questions_of(records, str(resolved.given))
         check_counts(questions, min_predictions, str(resolved.given))
-        return Read(questions, joined)
+        return Read(CheckedQuestions(questions, min_predictions), joined)
     name, read = resolved.format, resolved.path
     source = str(read) if name == "gpassk" else f"{read} ({name})"
     layout: Layout | None = None
@@ -275,18 +275,19 @@ def read_input(
         questions = questions_of(group_samples(module.read(read)), source)
         layout = _layout(questions, "rows", "id")
     else:
-        questions = parse_generations(module.read(read), source=source, lines=lines)
+        questions = parse_generations(module.read(read), min_predictions=None, source=source, lines=lines)
     replicas = group_replicas(questions, source) if min_predictions > 1 else None  # k = 1 needs no grouping
     if replicas is not None:
         questions, replicated = replicas
         layout = replicated if layout is None else replicated._replace(unit=layout.unit)  # rows of a long file
     elif min_predictions > 1 and all(len(question.predictions) == 1 for question in questions):
         raise InputError(one_sample_each(questions, min_predictions, source))
-    elif layout is None:  # one record per question: a count is named by its line, as read (never read twice)
+    if layout is None:  # one record per question: a count is named by its line, as read (never read twice)
         for question, line in zip(questions, lines):
             check_count(question.id, len(question.predictions), min_predictions, f"{source} line {line}")
-    check_counts(questions, min_predictions, source)
-    return Read(questions, layout)
+    else:
+        check_counts(questions, min_predictions, source)
+    return Read(CheckedQuestions(questions, min_predictions), layout)
 
 
 def read_rows(rows: Iterable[Mapping], source: str = "questions", *, min_predictions: int = 1) -> list[Question]:
@@ -298,15 +299,17 @@ def read_rows(rows: Iterable[Mapping], source: str = "questions", *, min_predict
     if rows and "prediction" in rows[0] and "predictions" not in rows[0]:
         questions = questions_of(group_samples((f"{source} row {i}", row) for i, row in enumerate(rows, 1)), source)
     else:
-        questions = parse_generations(rows, min_predictions=1, source=source, lines=lines)
+        questions = parse_generations(rows, min_predictions=None, source=source, lines=lines)
     replicas = group_replicas(questions, source) if min_predictions > 1 else None  # k = 1 needs no grouping
     if replicas is not None:
         questions = replicas[0]
-    else:  # says which line, from what was parsed
+        check_counts(questions, min_predictions, source)
+    elif lines:  # says which line, from what was parsed
         for question, line in zip(questions, lines):
             check_count(question.id, len(question.predictions), min_predictions, f"{source} line {line}")
-    check_counts(questions, min_predictions, source)
-    return questions
+    else:
+        check_counts(questions, min_predictions, source)
+    return CheckedQuestions(questions, min_predictions)
 
 
 def _layout(questions: list[Question], unit: str, by: str) -> Layout:

@@ -196,7 +196,7 @@ def _disagree(where: str, first: str, identifier: str, what: str, value: object,
 
 def questions_of(records: Iterable[Mapping], source: str) -> list[Question]:
     """The questions of grouped records (every count checked later, :func:`check_counts`)."""
-    questions = [question_from(record, f"{source}: question {record['id']!r}") for record in records]
+    questions = [question_from(record, f"{source}: question {record['id']!r}", None) for record in records]
     if not questions:
         raise InputError(f"{source}: no samples (the file is empty)")
     return questions
