@@ -5,7 +5,8 @@ Regular files only (:func:`open_regular`, never blocking on a FIFO; what a file 
 :func:`read_json_file`, :func:`load_json_text` with :func:`check_containers`), folder scans
 (:func:`find_files`) that follow no directory symlink; every failure is one :class:`UnreadableFile` line.
 :mod:`.writing` is the write door, :mod:`.archives` bounds zip and Parquet files by their unpacked size.
-Imports nothing from the package but its errors. See docs/scoring.md, "Reading input: limits".
+May import: :mod:`~gpassk_opencompass.errors`, nothing else of the package. See docs/scoring.md, "Reading input:
+limits".
 
 >>> import pathlib, tempfile
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "scores.json"
