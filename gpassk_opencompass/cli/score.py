@@ -59,7 +59,7 @@ def declared_bounds(field: str) -> tuple[Any, Any]:
     """The least and the most value :class:`JudgeSettings` declares for ``field`` (``None``: no such bound).
 
     >>> declared_bounds("concurrency"), declared_bounds("rule_timeout"), declared_bounds("response_tail_chars")
-    ((1, 1024), (1, 600), (1, None))
+    ((1, 1024), (1, 600), (1, 1000000))
     """
     metadata = JudgeSettings.model_fields[field].metadata
     least = next((rule.ge for rule in metadata if hasattr(rule, "ge")), None)
@@ -350,9 +350,9 @@ def run(args: argparse.Namespace) -> int:
     if args.cache and args.no_cache:
         raise InputError("--cache and --no-cache contradict each other; give one")
     cache_choice = False if args.no_cache else (args.cache or True)
+    request = scoring_request(args, args.k)  # a bad request before anything is read
     resolved = resolve_input(args.input, args.format)  # once: its files, their identities, its format and layout
     judge = with_verdict_cache(resolve_judge(args.judge, **judge_options(args)), cache_choice, resolved.identity)
-    request = scoring_request(args, args.k)
     kind, cache = judge.name, judge.cache_path
     if args.judge == "auto":
         logger.info("judge: {} ({})", kind, "--judge-url given" if args.judge_url else "no --judge-url")
