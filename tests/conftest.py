@@ -15,6 +15,22 @@ from loopback_openai import LoopbackOpenAI
 collect_ignore_glob = ["data/*"]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def session_cache_folder(tmp_path_factory):
+    """The session's user cache folder, for session fixtures (an OpenCompass run) made before any test's own."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache-session")))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def user_cache_folder(tmp_path_factory, monkeypatch):
+    """Each test's own user cache folder (the default verdict caches live there): never the real ~/.cache."""
+    folder = tmp_path_factory.mktemp("xdg-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    return folder / "gpassk-opencompass"
+
+
 @pytest.fixture
 def loopback_openai():
     """Factory: ``loopback_openai(responder, latency=0.0)`` -> a started server.

@@ -114,7 +114,7 @@ def test_gpassk_score_records_and_prints_the_cut_generations(scored):
     recorded, output, done, _ = scored
     source = "finish_reason" if recorded else "extraction"
     document = json.loads(output.read_text())
-    assert document["gpassk"]["schema_version"] == 4
+    assert document["gpassk"]["schema_version"] == 5
     assert document["gpassk"]["cut"] == {
         "generations": N * len(QUESTIONS),
         "cut": CUT,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from opencompass.openicl.icl_evaluator import BaseEvaluator
 
@@ -64,8 +66,12 @@ def test_llm_judge_saw_each_distinct_answer_once(tiny_opencompass_run):
         c < TINY_N for q in run.questions for c in q.correct.values()
     )
     assert all(body["temperature"] == 0 for body in run.judge_requests)
-    cache = list(run.run_dir.glob("results/*/tiny_llm/judge_cache.jsonl"))
-    assert len(cache) == 2, "each model's evaluation keeps its judge cache in its own output dir"
+    caches = {
+        read_result(run.run_dir, f"{model}_t0-7", "tiny_llm")["gpassk"]["cache"]["file"] for model in ("strong", "weak")
+    }
+    assert len(caches) == 2, "each model's evaluation keeps its judge cache, keyed by its own output dir"
+    assert all(Path(cache).is_file() and str(run.run_dir) not in cache for cache in caches)  # the user's folder
+    assert not [path for path in run.run_dir.rglob("*.jsonl") if "cache" in path.name]  # none in the run
 
 
 def test_greedy_run_reports_accuracy(tiny_opencompass_run):

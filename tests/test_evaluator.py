@@ -213,7 +213,8 @@ def test_a_rerun_in_the_same_output_dir_reuses_every_verdict(loopback_openai, tm
     first._out_dir = str(tmp_path / "results" / "model" / "dataset")
     results = run(first)
     asked = len(server.requests)
-    assert asked > 0 and (tmp_path / "results" / "model" / "dataset" / "judge_cache.jsonl").exists()
+    assert asked > 0 and results["gpassk"]["cache"]["verdicts"] == 0
+    assert not list((tmp_path / "results").rglob("*.jsonl"))  # the cache is in the user's cache folder, not the run
 
     second = GPassKEvaluator(model_name="loopback-model", url=server.url)
     second._out_dir = first._out_dir

@@ -260,3 +260,18 @@ def test_an_absurd_concurrency_is_one_line_exit_2(tmp_path, capsys):
     error = capsys.readouterr().err.strip()
     assert code == 2
     assert error == "gpassk score: error: concurrency = 2000000: input should be less than or equal to 1024"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("rule_processes", 100_000), ("max_retries", 10**9), ("max_tokens", 10**9), ("response_tail_chars", 10**9)],
+)
+def test_every_number_that_sizes_the_work_is_bounded_where_it_is_read(field, value):
+    """A saved evaluator's or a user's number that sizes work (processes, retries, sizes) is refused in one line."""
+    from gpassk_opencompass.errors import InputError
+    from gpassk_opencompass.plugin.evaluator import GPassKEvaluator
+
+    with pytest.raises(InputError, match=rf"{field} = {value}: input should be less than or equal to"):
+        JudgeSettings(kind="rule", **{field: value})
+    with pytest.raises(InputError, match=field):
+        GPassKEvaluator(judge="rule", **{field: value})

@@ -289,7 +289,40 @@ def test_the_layer_table_of_the_architecture_page_is_the_import_graph():
         if subsystem in ("__init__", "__main__", "cli"):  # the package's lazy exports; cli may import everything
             continue
         assert subsystem in allowed, f"{subsystem} is not in the layer table of docs/architecture.md"
-        beyond = _imports_at_run_time(ast.parse(path.read_text(encoding="utf-8"))) - allowed[subsystem] - {subsystem}
+        beyond = _package_imports(ast.parse(path.read_text(encoding="utf-8"))) - allowed[subsystem] - {subsystem}
         if beyond:
             wrong[str(path.relative_to(package))] = sorted(beyond)
     assert not wrong, f"imports the layer table does not allow: {wrong}"
+
+
+def _package_imports(tree: ast.Module) -> set[str]:
+    """:func:`_imports_at_run_time`, and ``from gpassk_opencompass import metrics`` too."""
+    found = _imports_at_run_time(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "gpassk_opencompass" and node.level == 0:
+            found.update(alias.name for alias in node.names if not alias.name.startswith("__"))  # not __version__
+    return found
+
+
+def _may_import(docstring: str) -> set[str] | None:
+    """The package's subsystems a subpackage's docstring names in its "May import:" sentence (``None``: none)."""
+    found = re.search(r"May import:(.*?)(?:;|\.\s|\.$|$)", docstring, re.S)
+    return None if found is None else set(re.findall(r"gpassk_opencompass\.(\w+)", found.group(1)))
+
+
+def test_each_subpackage_docstring_says_what_it_imports():
+    """Every subpackage's "May import:" list is what its modules import at run time, no more and no less."""
+    package = REPOSITORY / "gpassk_opencompass"
+    wrong = {}
+    for folder in sorted(path.parent for path in package.glob("*/__init__.py")):
+        if folder.name == "cli":  # may import everything (the layer table)
+            continue
+        said = _may_import(ast.get_docstring(ast.parse((folder / "__init__.py").read_text(encoding="utf-8"))) or "")
+        assert said is not None, f"{folder.name}/__init__.py's docstring has no 'May import:' sentence"
+        actual = set()
+        for path in folder.rglob("*.py"):
+            actual |= _package_imports(ast.parse(path.read_text(encoding="utf-8")))
+        actual.discard(folder.name)
+        if said != actual:
+            wrong[folder.name] = {"not said": sorted(actual - said), "said, not imported": sorted(said - actual)}
+    assert not wrong, f"subpackage docstrings that disagree with their imports: {wrong}"

@@ -268,3 +268,57 @@ def test_a_run_whose_data_changed_names_the_data_the_counts_and_the_fix(data_env
     assert "give the data the run used" in line and "COMPASS_DATA_CACHE" in line
     assert "must have the same length" not in line
     assert not (output / "results").exists()
+
+
+def test_a_shared_runs_saved_settings_say_what_was_evaluated_never_how(data_env, tmp_path, monkeypatch, capsys):
+    """The saved evaluator asks for 100,000 rule judge processes, a cache path, an endpoint, timeouts and retries:
+    ``gpassk rejudge`` takes the benchmark and the columns from it, everything else from its own options, and says
+    in one line which keywords it ignored."""
+    from gpassk_opencompass.judges import workers
+
+    run = tmp_path / "shared"
+    shutil.copytree(data_env.run_dir, run, symlinks=True)
+    (config,) = (run / "configs").glob("*.py")
+    hostile = (
+        "judge='rule', rule_processes=100000, concurrency=100000, request_timeout=0.001, max_retries=1000000000, "
+        f"cache_path='{tmp_path / 'planted.jsonl'}', url=['http://127.0.0.1:9/v1'], model_name='planted'"
+    )
+    text = config.read_text()
+    assert "judge='rule'" in text
+    config.write_text(text.replace("judge='rule'", hostile))
+    started = []
+    real = workers.in_interpreter
+
+    def counting(code, arguments=()):
+        start = real(code, arguments)
+
+        def counted(*args):
+            started.append(1)
+            return start(*args)
+
+        return counted
+
+    monkeypatch.setattr(workers, "in_interpreter", counting)
+    part = sorted((run / "predictions" / "strong_t0-7").glob("tiny_rule*.json"))[0]
+    output = tmp_path / "rejudged"
+    code = main(["rejudge", str(part), "--judge", "rule", "--output", str(output)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    # the default, as the person running the command left it: a small batch from the main thread is judged
+    # in-process (no interpreter started; a large one, at most one per core); the saved 100,000 is never read
+    assert not started
+    (line,) = [line for line in err.splitlines() if "ignored" in line]
+    for keyword in (
+        "cache_path",
+        "concurrency",
+        "max_retries",
+        "model_name",
+        "request_timeout",
+        "rule_processes",
+        "url",
+    ):
+        assert keyword in line
+    assert "benchmark" not in line.split("ignored")[0]  # what was evaluated is kept
+    results = json.loads((output / "results" / "strong_t0-7" / "tiny_rule.json").read_text())
+    assert results["gpassk"]["benchmark"] == "LiveMathBench-202412" and results["gpassk"]["judge"] == "rule"
+    assert not (tmp_path / "planted.jsonl").exists()

@@ -65,7 +65,7 @@ def test_a_real_document_round_trips(tmp_path, both):
     path = tmp_path / "r.json"
     write_results(path, both)
     record = load_results(path)
-    assert record.schema_version == SCHEMA_VERSION == 4 and record.complete and record.unresolved == 0
+    assert record.schema_version == SCHEMA_VERSION == 5 and record.complete and record.unresolved == 0
     assert record.ks == (2, 4) and record.n == N and record.thresholds == (0.5, 1.0)
     assert record.counts()[0].tolist() == COUNTS
     assert [question.labels["split"] for question in record.details] == ["b", "a", "b", "a"]

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -92,7 +93,9 @@ def test_llm_judge_over_http(loopback_openai, tmp_path):
     stats = info["judge_stats"]
     assert stats["requests"] == len(server.requests) == stats["unique"] - stats["cached"]
     assert stats["deduplicated"] == 64 - stats["unique"] and stats["unresolved"] == 0
-    assert (tmp_path / "gens.judge-cache.jsonl").exists()  # the default cache, next to the input
+    cache = info["cache"]  # the default cache: in the user's cache folder (conftest: XDG_CACHE_HOME), never beside
+    assert Path(cache["file"]).is_file() and "/gpassk-opencompass/verdicts/" in cache["file"]
+    assert cache["verdicts"] == stats["cached"] == 0 and not (tmp_path / "gens.judge-cache.jsonl").exists()
 
 
 def test_several_urls_and_faults_through_the_cli(loopback_openai, tmp_path):
@@ -258,9 +261,15 @@ def test_identical_replicas_are_flagged(tmp_path, capsys):
 
 @pytest.mark.e2e  # a real gpassk process, killed mid-run
 @pytest.mark.parametrize(
-    "signal_number", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=["SIGINT", "SIGTERM", "SIGKILL"]
+    ("signal_number", "named"),
+    [(signal.SIGINT, True), (signal.SIGTERM, True), (signal.SIGKILL, True), (signal.SIGKILL, False)],
+    ids=["SIGINT", "SIGTERM", "SIGKILL", "SIGKILL-default-cache"],
 )
-def test_killed_run_resumes_asking_only_the_missing_verdicts(loopback_openai, tmp_path, signal_number):
+def test_killed_run_resumes_asking_only_the_missing_verdicts(
+    loopback_openai, tmp_path, signal_number, named, user_cache_folder
+):
+    """Named (``--cache``) or the default (the user's cache folder, keyed by the input's identity): the rerun
+    asks only the verdicts that never arrived."""
     answers = [str(i) for i in range(40)]
     rows = [
         {
@@ -291,8 +300,7 @@ def test_killed_run_resumes_asking_only_the_missing_verdicts(loopback_openai, tm
             MODEL,
             "--concurrency",
             "2",
-            "--cache",
-            str(cache),
+            *(["--cache", str(cache)] if named else []),
             "--output",
             str(output),
             "--quiet",
@@ -334,6 +342,8 @@ def test_killed_run_resumes_asking_only_the_missing_verdicts(loopback_openai, tm
         assert "Traceback" not in stderr
     assert not output.exists()
 
+    if not named:
+        (cache,) = (user_cache_folder / "verdicts").glob("*.jsonl")
     with VerdictCache(cache) as saved:
         assert 0 < len(saved) < 40 and saved.skipped_lines == 0
     judged_before = {json.loads(line)["answer"] for line in cache.read_text().splitlines()}
@@ -347,6 +357,7 @@ def test_killed_run_resumes_asking_only_the_missing_verdicts(loopback_openai, tm
     result = json.loads(output.read_text())
     assert result["details"][0]["c"] == 1
     assert result["gpassk"]["judge_stats"]["cached"] == len(judged_before)
+    assert result["gpassk"]["cache"] == {"file": str(cache), "verdicts": len(judged_before)}
 
 
 def test_the_judge_options_help_gives_the_bounds_judge_settings_declares(monkeypatch, capsys):

@@ -83,7 +83,7 @@ def test_gpassk_jsonl_gives_the_oracle_and_records_the_design(tmp_path, capsys):
     assert document["gpassk"]["curtail"] == {
         "n1": 4, "n": 12, "rule": "all-wrong", "stopped": 2, "generations": 56, "fixed_n_generations": 72,
     }  # fmt: skip
-    assert document["gpassk"]["schema_version"] == 4 and document["gpassk"]["n"] is None
+    assert document["gpassk"]["schema_version"] == 5 and document["gpassk"]["n"] is None
     assert "curtailed at 4 of 12 (all-wrong): 2 questions stopped, 16 of 72 generations not drawn (22 %)" in done.stdout
     # what the plug-in (the fixed-n formula on the same counts) would have said differs: accuracy is not c/N
     plug_in = 100 * sum(sum(d) / len(d) for d in DRAWS.values()) / len(DRAWS)

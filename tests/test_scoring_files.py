@@ -55,13 +55,12 @@ def test_same_file_or_unwritable_cache_is_refused_before_judging(loopback_openai
 
 def test_default_cache_in_an_unusable_folder_says_how_to_choose_another(tmp_path, capsys, monkeypatch):
     source = write_jsonl(tmp_path / "gens.jsonl", generations([3]))
-    monkeypatch.setattr(
-        "gpassk_opencompass.judges.registry.default_cache_path", lambda _: tmp_path / "gone" / "gens.judge-cache.jsonl"
-    )
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))  # a file where the cache folder would be
     argv = ["score", str(source), "--k", "4", "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "m"]
     assert main(argv) == EXIT_USAGE
     error = capsys.readouterr().err
-    assert "the verdict cache" in error and "--cache PATH (or --no-cache)" in error
+    assert "verdict cache folder" in error and "--cache PATH" in error and "--no-cache" in error
 
 
 def test_results_are_written_atomically_and_redacted(tmp_path, monkeypatch):

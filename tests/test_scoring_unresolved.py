@@ -131,7 +131,7 @@ def test_allow_unresolved_writes_exact_bounds_that_bracket_the_true_value(loopba
     result = json.loads(output.read_text())
     info = result["gpassk"]
     assert result["unresolved"] == info["unresolved"] == 32
-    assert info["complete"] is False and info["allow_unresolved"] is True and info["schema_version"] == 4
+    assert info["complete"] is False and info["allow_unresolved"] is True and info["schema_version"] == 5
     assert info["unresolved_reasons"] == [
         ["judge request failed after 2 attempt(s): no verdict in the reply: Hard to say.", 32]
     ]

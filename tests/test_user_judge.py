@@ -432,12 +432,14 @@ def test_score_from_python_with_the_llm_judge_keeps_the_default_cache(tmp_path, 
     )
     assert results.complete and results.gpassk.judge == "llm"
     assert results.metrics["G-Pass@4_1.0"] == pytest.approx(100 * float(g_pass(16, 8, 4, 1.0)))
-    with VerdictCache(tmp_path / "gens.judge-cache.jsonl") as cache:  # gpassk score's default place
+    assert results.gpassk.cache is not None and results.gpassk.cache.verdicts == 0
+    with VerdictCache(results.gpassk.cache.file) as cache:  # the default place: the user's cache folder
         assert len(cache) == 3
     again = gpassk_opencompass.score(
         source, k=[4], judge="llm", judge_url=server.url, judge_model="loopback-model", progress=False
     )
     assert again.gpassk.judge_stats["cached"] == 3 and again.gpassk.judge_stats["requests"] == 0
+    assert again.gpassk.cache == results.gpassk.cache.model_copy(update={"verdicts": 3})
 
 
 def test_settings_are_declared_contracts_whose_mistakes_are_input_errors():

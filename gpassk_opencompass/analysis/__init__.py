@@ -17,9 +17,10 @@ Inputs are results JSON files (``gpassk score`` output, or an OpenCompass run's
 :func:`gpassk_opencompass.scoring.results.load_results`; a run folder is refused
 with a message naming where its results files are.
 
-May import: :mod:`~gpassk_opencompass.scoring.results`, :mod:`~gpassk_opencompass.uncertainty`,
-:mod:`~gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.files`,
-:mod:`~gpassk_opencompass.redaction`, :mod:`~gpassk_opencompass.render` (and numpy, scipy; jinja2 and
+May import: :mod:`~gpassk_opencompass.scoring` (the results reader), :mod:`~gpassk_opencompass.judges` (the
+``Verdict`` type), :mod:`~gpassk_opencompass.uncertainty`, :mod:`~gpassk_opencompass.metrics`,
+:mod:`~gpassk_opencompass.checks`, :mod:`~gpassk_opencompass.defaults`, :mod:`~gpassk_opencompass.errors`,
+:mod:`~gpassk_opencompass.files`, :mod:`~gpassk_opencompass.log`, :mod:`~gpassk_opencompass.render` (and numpy, scipy; jinja2 and
 matplotlib only through :mod:`~gpassk_opencompass.render`, when ``--html`` or the plot is asked for); never
 OpenCompass.
 """

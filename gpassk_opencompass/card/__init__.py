@@ -9,7 +9,8 @@ same keys in the same order; :data:`EVALUATE_SCRIPT` is it as an ``evaluate`` me
 It is :func:`~gpassk_opencompass.scoring.flow.score` on questions held in memory (each generation judged
 once, by the rule judge unless ``check_correct_fn`` is given), then the means of
 :mod:`~gpassk_opencompass.metrics` over the questions' counts. May import: :mod:`~gpassk_opencompass.scoring`,
-:mod:`~gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.errors`; the script also imports ``evaluate``
+:mod:`~gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.errors` (the judges' types in annotations only);
+the script also imports ``evaluate``
 and ``datasets`` (the ``evaluate`` extra).
 """
 

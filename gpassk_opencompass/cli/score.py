@@ -59,7 +59,7 @@ def declared_bounds(field: str) -> tuple[Any, Any]:
     """The least and the most value :class:`JudgeSettings` declares for ``field`` (``None``: no such bound).
 
     >>> declared_bounds("concurrency"), declared_bounds("rule_timeout"), declared_bounds("response_tail_chars")
-    ((1, 1024), (1, 600), (1, None))
+    ((1, 1024), (1, 600), (1, 1000000))
     """
     metadata = JudgeSettings.model_fields[field].metadata
     least = next((rule.ge for rule in metadata if hasattr(rule, "ge")), None)
@@ -116,7 +116,9 @@ def add_parser(subparsers) -> None:
     judge.add_argument(
         "--cache",
         metavar="PATH",
-        help="verdict cache (JSONL, resumable; default: INPUT.judge-cache.jsonl next to the input)",
+        help="verdict cache (JSONL, resumable) to use: yours to choose (default: one per input and judge in your "
+        "cache folder, $XDG_CACHE_HOME/gpassk-opencompass or ~/.cache/gpassk-opencompass; a cache beside the "
+        "input is read only when named here)",
     )
     judge.add_argument("--no-cache", action="store_true", help="do not read or write a verdict cache")
     add_metric_options(parser)
@@ -336,7 +338,7 @@ def run(args: argparse.Namespace) -> int:
     from gpassk_opencompass.judges.registry import resolve_judge, with_verdict_cache
     from gpassk_opencompass.render.score_report import format_report, layout_line, unresolved_summary
     from gpassk_opencompass.scoring.flow import score_file
-    from gpassk_opencompass.scoring.readers import input_anchor
+    from gpassk_opencompass.scoring.readers import resolve_input
 
     if args.more_inputs:
         given = [args.input, *args.more_inputs]
@@ -348,8 +350,9 @@ def run(args: argparse.Namespace) -> int:
     if args.cache and args.no_cache:
         raise InputError("--cache and --no-cache contradict each other; give one")
     cache_choice = False if args.no_cache else (args.cache or True)
-    judge = with_verdict_cache(resolve_judge(args.judge, **judge_options(args)), cache_choice, input_anchor(args.input))
-    request = scoring_request(args, args.k)
+    request = scoring_request(args, args.k)  # a bad request before anything is read
+    resolved = resolve_input(args.input, args.format)  # once: its files, their identities, its format and layout
+    judge = with_verdict_cache(resolve_judge(args.judge, **judge_options(args)), cache_choice, resolved.identity)
     kind, cache = judge.name, judge.cache_path
     if args.judge == "auto":
         logger.info("judge: {} ({})", kind, "--judge-url given" if args.judge_url else "no --judge-url")
@@ -362,7 +365,7 @@ def run(args: argparse.Namespace) -> int:
         logger.info("verdict cache: {} (rerun the same command to resume)", cache)
     args.resumable = Resumable(kept, store=None if cache is None else str(cache))
     result = score_file(
-        args.input,
+        resolved,
         request,
         judge,
         output=args.output,

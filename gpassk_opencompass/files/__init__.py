@@ -1,11 +1,12 @@
 """The one door for every untrusted byte the package reads, and its two siblings: writing and archives.
 
-Regular files only (:func:`open_regular`, never blocking on a FIFO), every read bounded before it happens
+Regular files only (:func:`open_regular`, never blocking on a FIFO; what a file is, :func:`file_identity`), every read bounded before it happens
 (:func:`read_bytes_bounded`, :func:`read_lines`, :func:`read_head`, :func:`read_first_line`, :func:`read_tail`,
 :func:`read_json_file`, :func:`load_json_text` with :func:`check_containers`), folder scans
 (:func:`find_files`) that follow no directory symlink; every failure is one :class:`UnreadableFile` line.
 :mod:`.writing` is the write door, :mod:`.archives` bounds zip and Parquet files by their unpacked size.
-Imports nothing from the package but its errors. See docs/scoring.md, "Reading input: limits".
+May import: :mod:`~gpassk_opencompass.errors`, nothing else of the package. See docs/scoring.md, "Reading input:
+limits".
 
 >>> import pathlib, tempfile
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "scores.json"
@@ -122,6 +123,20 @@ def check_regular(path: str | os.PathLike) -> None:
     gpassk_opencompass.files.UnreadableFile: /dev/null is a character device, not a regular file; give the file itself
     """
     open_regular(path).close()
+
+
+def file_identity(path: str | os.PathLike) -> tuple[int, int]:
+    """What the regular file ``path`` names is: its ``(st_dev, st_ino)``, from ``fstat`` on the file opened by
+    :func:`open_regular` (two names of one file, a symlink or a hard link, have one identity).
+
+    >>> file_identity("/dev/null")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.files.UnreadableFile: /dev/null is a character device, not a regular file; give the file itself
+    """
+    with open_regular(path) as file:
+        status = os.fstat(file.fileno())
+    return status.st_dev, status.st_ino
 
 
 def read_bytes_bounded(path: str | os.PathLike, max_bytes: int, what: str = "this file") -> bytes:

@@ -16,8 +16,9 @@
 
 ``save_opencompass_configs.py`` at the repository's top is the thin entry
 point.  May import: :mod:`~gpassk_opencompass.catalog`, :mod:`~gpassk_opencompass.checks`,
+:mod:`~gpassk_opencompass.curtailed` (a template's ``curtail``, a curtailed run's rounds),
 :mod:`~gpassk_opencompass.contracts`, :mod:`~gpassk_opencompass.defaults`, :mod:`~gpassk_opencompass.errors`,
 :mod:`~gpassk_opencompass.files`, :mod:`~gpassk_opencompass.redaction`, :mod:`~gpassk_opencompass.log`, the judge
 names and prompts (:mod:`~gpassk_opencompass.judges`) and the results reader (:mod:`~gpassk_opencompass.scoring`);
-the configs it writes reference :mod:`gpassk_opencompass.plugin` classes by import path.
+the configs it writes reference the plugin's classes by import path, which it never imports.
 """

@@ -6,6 +6,15 @@ Every judge is a :class:`Judge` (:mod:`.protocol`) chosen by name through :mod:`
 judge-model verdicts go to a durable cache. The names live in :mod:`.kinds`, which imports no judge; nothing
 here imports openai or math-verify until a judge runs. See docs/evaluator.md, "Judges".
 
+Judging deduplicates twice, each pass on what only it can see: the scoring flow judges each distinct
+(question, reference, language, generation) once; :mod:`.batch` then groups those whose *extracted* answers (or
+shown tails) coincide, so two texts with one final answer cost one judgment. A verdict cache is trusted only
+when its user chose it (:func:`~gpassk_opencompass.judges.registry.with_verdict_cache`).
+
+May import: :mod:`~gpassk_opencompass.errors`, :mod:`~gpassk_opencompass.checks`,
+:mod:`~gpassk_opencompass.contracts`, :mod:`~gpassk_opencompass.defaults`, :mod:`~gpassk_opencompass.files`,
+:mod:`~gpassk_opencompass.redaction`, :mod:`~gpassk_opencompass.log` (openai, math-verify, tqdm, pydantic).
+
 >>> from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items
 >>> items = [JudgeItem(question="Compute 1/2 + 1/2.", reference="1", response=r"... so the sum is \boxed{1}."),
 ...          JudgeItem(question="Compute 1/2 + 1/2.", reference="1", response=r"... giving \boxed{\frac{2}{2}}."),

@@ -6,6 +6,11 @@ file). Reading skips and counts torn or unreadable lines; only resolved verdicts
 stored, and a line without a ``finish_reason`` or with ``"length"`` is stale (asked again).
 :func:`check_cache_file` refuses an existing file that is not a cache before it is opened. See docs/scoring.md.
 
+A cache is trusted only when its user chose it: the default one lives in the user's own cache folder
+(:func:`user_cache_dir`), one file per input and judge (:func:`default_cache_file`, keyed by what the input *is*,
+its files' ``(st_dev, st_ino)``, and by the judge); a cache that came with the input (a shared folder) is read only
+when named (``--cache``, ``cache=PATH``), since anyone holding the generations can write lines it would trust.
+
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "verdicts.jsonl"
 >>> key = verdict_key("judge-7b", "v1", "en", "1+1?", "2", "2")
@@ -24,6 +29,8 @@ import json
 import os
 import pathlib
 import stat
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gpassk_opencompass.errors import InputError
@@ -52,6 +59,48 @@ def verdict_key(model: str, prompt_version: str, language: str, question: str, r
     """
     payload = json.dumps([model, prompt_version, language, question, reference, answer], ensure_ascii=False)
     return hashlib.sha256(text_bytes(payload)).hexdigest()
+
+
+#: The package's folder in the platform's cache folder.
+CACHE_FOLDER = "gpassk-opencompass"
+
+
+def user_cache_dir(environ: Mapping[str, str] | None = None, platform: str | None = None) -> pathlib.Path:
+    """The user's own cache folder of the package: ``$XDG_CACHE_HOME/gpassk-opencompass`` when set, else the
+    platform's (``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows, ``~/.cache`` elsewhere).
+
+    >>> str(user_cache_dir({"XDG_CACHE_HOME": "/tmp/c"})), str(user_cache_dir({"HOME": "/home/a"}, "linux"))
+    ('/tmp/c/gpassk-opencompass', '/home/a/.cache/gpassk-opencompass')
+    >>> str(user_cache_dir({"HOME": "/Users/a"}, "darwin"))
+    '/Users/a/Library/Caches/gpassk-opencompass'
+    """
+    environ = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    home = pathlib.Path(environ.get("HOME") or pathlib.Path.home())
+    if environ.get("XDG_CACHE_HOME"):
+        base = pathlib.Path(environ["XDG_CACHE_HOME"])
+    elif platform == "darwin":
+        base = home / "Library" / "Caches"
+    elif platform == "win32" and environ.get("LOCALAPPDATA"):
+        base = pathlib.Path(environ["LOCALAPPDATA"])
+    else:
+        base = home / ".cache"
+    return base / CACHE_FOLDER
+
+
+def default_cache_file(input_identity: object, judge: Mapping[str, object]) -> pathlib.Path:
+    """Where a judge's verdicts on one input are kept by default: in :func:`user_cache_dir`, named by a digest
+    of the input's identity (its files' ``(st_dev, st_ino)``, or what identifies an in-memory input) and the
+    judge (its name and model): the same input judged again resumes there, and no file beside the input is read.
+
+    >>> a = default_cache_file([[64768, 1001]], {"judge": "llm", "judge_model": "J"})
+    >>> a.parent.name, a == default_cache_file([[64768, 1001]], {"judge": "llm", "judge_model": "J"})
+    ('verdicts', True)
+    >>> a == default_cache_file([[64768, 1002]], {"judge": "llm", "judge_model": "J"})
+    False
+    """
+    payload = json.dumps([input_identity, judge], sort_keys=True, default=str, ensure_ascii=False)
+    return user_cache_dir() / "verdicts" / f"{hashlib.sha256(text_bytes(payload)).hexdigest()[:32]}.jsonl"
 
 
 class VerdictCache:

@@ -29,6 +29,7 @@ from typing import cast
 from gpassk_opencompass.checks import did_you_mean, unknown
 from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.judges.batch import BuiltinJudge
+from gpassk_opencompass.judges.cache import default_cache_file
 from gpassk_opencompass.judges.kinds import (
     AUTO,
     ENTRY_POINT_GROUP,
@@ -238,10 +239,11 @@ def resolve_judge(judge: str | Judge | JudgeSettings | CheckCorrectFn = AUTO, **
     return found
 
 
-def default_cache_path(input_path: str | os.PathLike) -> Path:
-    """``runs/gens.jsonl`` -> ``runs/gens.judge-cache.jsonl``: where ``gpassk score`` keeps verdicts by default.
+def beside_input_cache(input_path: str | os.PathLike) -> Path:
+    """``runs/gens.jsonl`` -> ``runs/gens.judge-cache.jsonl``: where a verdict cache beside an input is looked for
+    (older versions kept it there by default). It is never read unless named (``--cache``): only warned of.
 
-    >>> str(default_cache_path("runs/gens.jsonl"))
+    >>> str(beside_input_cache("runs/gens.jsonl"))
     'runs/gens.judge-cache.jsonl'
     """
     path = Path(input_path)
@@ -249,21 +251,22 @@ def default_cache_path(input_path: str | os.PathLike) -> Path:
     return path.with_name(stem + ".judge-cache.jsonl")
 
 
-def with_verdict_cache(judge: Judge, cache: bool | str | os.PathLike, next_to: str | os.PathLike | None) -> Judge:
-    """The one verdict-cache policy (``gpassk score`` and :func:`score`).
+def with_verdict_cache(judge: Judge, cache: bool | str | os.PathLike, input_identity: object | None) -> Judge:
+    """The one verdict-cache policy (``gpassk score``, :func:`score`, ``GPassKEvaluator`` and so ``gpassk rejudge``).
 
-    ``cache=True`` (the default): the judge's own cache if it has one; else,
-    for a judge that asks a model, :func:`default_cache_path` next to
-    ``next_to`` (the input file, or the output of in-memory questions; with
-    neither, no cache and a warning); no cache for a judge that runs local code
-    (rule, a user function: cheap to run again). ``False``: no cache. A path:
-    that file (the rule judge keeps none, and says so).
+    A cache is trusted only when its user chose it. ``cache=True`` (the default): the judge's own cache if it has
+    one (set by its user); else, for a judge that asks a model, :func:`~gpassk_opencompass.judges.cache.default_cache_file`
+    in the user's cache folder, keyed by ``input_identity`` (what the input is: its files' ``(st_dev, st_ino)``)
+    and the judge (with none, no cache and a warning); no cache for a judge that runs local code (rule, a user
+    function: cheap to run again). ``False``: no cache. A path: that file, the user's choice (the rule judge
+    keeps none, and says so). A cache beside the input is never read unless named.
 
     >>> judge = resolve_judge("llm", judge_url="http://10.0.0.5:8000/v1", judge_model="J")
-    >>> str(with_verdict_cache(judge, True, "runs/gens.jsonl").cache_path)
-    'runs/gens.judge-cache.jsonl'
-    >>> with_verdict_cache(judge, False, "runs/gens.jsonl").cache_path, with_verdict_cache(resolve_judge("rule"),
-    ...     True, "runs/gens.jsonl").cache_path
+    >>> cached = with_verdict_cache(judge, True, [[64768, 1001]]).cache_path
+    >>> cached.parent.parent.name, cached.parent.name
+    ('gpassk-opencompass', 'verdicts')
+    >>> with_verdict_cache(judge, False, [[64768, 1001]]).cache_path, with_verdict_cache(resolve_judge("rule"),
+    ...     True, [[64768, 1001]]).cache_path
     (None, None)
     """
     if cache is False:
@@ -280,14 +283,25 @@ def with_verdict_cache(judge: Judge, cache: bool | str | os.PathLike, next_to: s
         return cached
     if judge.cache_path is not None or not judge.asks_model:
         return judge
-    if next_to is None:
+    if input_identity is None:
         logger.warning(
             "no verdict cache: the {} judge's verdicts are lost if the run stops; give cache=PATH "
-            "(or an output file, next to which the cache is kept)",
+            "(or an output file, by which the cache is keyed)",
             judge.name,
         )
         return judge
-    return judge.with_cache(default_cache_path(next_to))
+    identity = judge.identity()
+    path = default_cache_file(
+        input_identity, {"judge": identity.get("judge"), "judge_model": identity.get("judge_model")}
+    )
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the user's own: private
+    except OSError as error:
+        raise InputError(
+            f"cannot make the verdict cache folder {path.parent} ({error.strerror}); choose another place with "
+            "--cache PATH (cache=PATH), set XDG_CACHE_HOME, or give --no-cache"
+        ) from None
+    return judge.with_cache(path)
 
 
 def serve(read_fd: int, write_fd: int, spec: str, name: str, path: list[str]) -> None:

@@ -37,6 +37,10 @@ from gpassk_opencompass.judges.prompts import DEFAULT_JUDGE_PROMPT, judge_protoc
 LANGUAGES = ("en", "cn")
 #: Most judge requests in flight per URL (each is a connection and a task).
 MAX_CONCURRENCY = 1024
+#: Most rule-judge worker processes (each an interpreter of ~100 MB; the default is at most one per core).
+MAX_RULE_PROCESSES = 64
+#: Most retries of one judge request, most tokens of one judge reply, most characters of a response's tail shown.
+MAX_RETRIES, MAX_JUDGE_TOKENS, MAX_TAIL_CHARS = 100, 1_048_576, 1_000_000
 
 
 def check_url(url: str) -> str:
@@ -197,15 +201,15 @@ class JudgeSettings(Setting):
     model: str = ""
     concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY)] = CONCURRENCY
     request_timeout: Annotated[float, Field(gt=0, allow_inf_nan=False)] = REQUEST_TIMEOUT
-    max_retries: Annotated[int, Field(ge=0)] | None = None
+    max_retries: Annotated[int, Field(ge=0, le=MAX_RETRIES)] | None = None
     progress_window: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 600.0
     cache_path: Annotated[pathlib.Path | None, Field(strict=False)] = None  # a str is taken as a path
-    max_tokens: Annotated[int, Field(ge=1)] | None = 2048
+    max_tokens: Annotated[int, Field(ge=1, le=MAX_JUDGE_TOKENS)] | None = 2048
     backoff_base: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 1.0
     backoff_max: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 60.0
     rule_timeout: Annotated[int, Field(ge=1, le=MAX_RULE_TIMEOUT)] = 3
-    rule_processes: Annotated[int, Field(ge=1)] | None = None
-    response_tail_chars: Annotated[int, Field(ge=1)] = 2000
+    rule_processes: Annotated[int, Field(ge=1, le=MAX_RULE_PROCESSES)] | None = None
+    response_tail_chars: Annotated[int, Field(ge=1, le=MAX_TAIL_CHARS)] = 2000
     check_endpoints: bool = True
     judge_prompt: Annotated[str, AfterValidator(_protocol_name)] = DEFAULT_JUDGE_PROMPT
 

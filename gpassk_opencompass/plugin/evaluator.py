@@ -33,7 +33,7 @@ from gpassk_opencompass import defaults
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files.writing import write_chunks_atomic
 from gpassk_opencompass.judges import BuiltinJudge, Judge, JudgeSettings, judge_kind
-from gpassk_opencompass.judges.registry import resolve_judge
+from gpassk_opencompass.judges.registry import resolve_judge, with_verdict_cache
 from gpassk_opencompass.judges.rule import UNDECIDED_HINT
 from gpassk_opencompass.judges.types import judge_endpoint
 from gpassk_opencompass.log import enable_logging, logger
@@ -48,8 +48,6 @@ from gpassk_opencompass.scoring.results_io import read_results
 
 #: Columns used as subsets when ``subset_columns`` is not given (those present).
 DEFAULT_SUBSET_COLUMNS = ("split", "language")
-#: Judge verdicts of an evaluation go here, under the evaluator's output dir.
-CACHE_FILE = "judge_cache.jsonl"
 
 
 @dataclass(frozen=True)
@@ -104,9 +102,11 @@ class GPassKEvaluator(BaseEvaluator):
             reported: an unjudged answer is not a wrong answer.
         pred_postprocessor: OpenCompass's optional prediction postprocessor.
         keep_questions: also write the questions as judged (id, text, gold answer, language, subset labels) to
-            :data:`~gpassk_opencompass.scoring.questions.QUESTIONS_FILE` in the evaluation's output folder,
-            beside the verdict cache: what ``gpassk grid run`` combines the rounds of a curtailed run from (the
-            configs of such a run set it; docs/grid.md, "Curtailed grids").
+            :data:`~gpassk_opencompass.scoring.questions.QUESTIONS_FILE` in the evaluation's output folder:
+            what ``gpassk grid run`` combines the rounds of a curtailed run from (the configs of such a run set
+            it; docs/grid.md, "Curtailed grids"). The verdict cache is chosen as ``gpassk score`` chooses it
+            (:func:`~gpassk_opencompass.judges.registry.with_verdict_cache`): a ``cache_path`` its user names,
+            else one in the user's cache folder keyed by the output folder's identity; never one in a run folder.
         **judge_options: further :class:`~gpassk_opencompass.judges.JudgeSettings`
             fields (``max_tokens``, ``rule_timeout``, ...), among them
             ``judge_prompt``: ``"gpassk-v2"`` (default) or ``"livemathbench"``
@@ -345,12 +345,16 @@ class GPassKEvaluator(BaseEvaluator):
         return tuple(column for column in DEFAULT_SUBSET_COLUMNS if column in columns)
 
     def _judge_for_run(self) -> Judge:
-        """The judge with its durable cache placed in this run's output dir (judges that ask a model)."""
+        """The judge with its durable cache chosen by the one policy (:func:`~gpassk_opencompass.judges.registry.with_verdict_cache`):
+        the cache its user named, else, for a judge that asks a model, a file in the user's cache folder keyed by
+        this evaluation's output folder (what it is: ``(st_dev, st_ino)``, so rerunning into it resumes); never
+        a file found in a run's folder."""
         out_dir = getattr(self, "_out_dir", None)
         if out_dir is None or not self.scoring_judge.asks_model:
             return self.scoring_judge
         os.makedirs(out_dir, exist_ok=True)
-        return self.scoring_judge.with_cache(os.path.join(out_dir, CACHE_FILE))
+        status = os.stat(out_dir)
+        return with_verdict_cache(self.scoring_judge, True, ["opencompass results", status.st_dev, status.st_ino])
 
 
 def _description(judge: Judge) -> str:

@@ -10,7 +10,6 @@ match its rows are refused first, :func:`check_data_matches`). See docs/scoring.
 from __future__ import annotations
 
 import copy
-import inspect
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 from opencompass.registry import MODELS
 from opencompass.utils.build import build_dataset_from_cfg
 
+from gpassk_opencompass.defaults import MAX_N
 from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.files import read_bytes_bounded, read_json_file
 from gpassk_opencompass.files.writing import (
@@ -145,20 +145,35 @@ def _abbr(cfg: Mapping, kind: str) -> str:
     return model_abbr_from_cfg(cfg) if kind == "model" else dataset_abbr_from_cfg(cfg)
 
 
-def with_judge(dataset_cfg: Mapping, evaluator: Mapping, ks: Sequence[int] | None = None) -> dict:
+#: What a saved evaluator says about *what* was evaluated, the only keywords ``gpassk rejudge`` keeps from it: the
+#: benchmark, the question's columns and subsets, the prompt language, how predictions were post-processed (its
+#: ``type`` resolved by the names door). How to judge (the judge, its endpoints, processes, concurrency, timeouts,
+#: retries, cache paths, the statistics asked) comes from the person running the command or the defaults.
+EVALUATED = ("benchmark", "question_column", "subset_columns", "language", "language_column", "pred_postprocessor")
+
+
+def with_judge(
+    dataset_cfg: Mapping, evaluator: Mapping, ks: Sequence[int] | None = None, ignored: set[str] | None = None
+) -> dict:
     """The dataset entry scored by GPassKEvaluator with these keywords (and k, when given).
 
-    GPassKEvaluator keywords of the original evaluator are kept (benchmark,
-    question column, subsets, ...); ``evaluator`` overrides them.
+    Of the original evaluator's keywords only :data:`EVALUATED` are kept (a shared folder says what was
+    evaluated, never how); ``evaluator`` overrides them. The names of the others are added to ``ignored``.
+
+    >>> saved = {"abbr": "d", "eval_cfg": {"evaluator": {"benchmark": "AIME2025", "rule_processes": 48}}}
+    >>> left = set()
+    >>> entry = with_judge(saved, {"judge": "rule"}, ignored=left)
+    >>> sorted(key for key in entry["eval_cfg"]["evaluator"] if key != "type"), left
+    (['benchmark', 'judge'], {'rule_processes'})
     """
     entry = copy.deepcopy(dict(dataset_cfg))
     eval_cfg = dict(entry.get("eval_cfg") or {})
     original = dict(eval_cfg.get("evaluator") or {})
-    original_type = original.pop("type", None)  # resolved by config_types: a class, never a name
-    if not (isinstance(original_type, type) and issubclass(original_type, GPassKEvaluator)):
-        accepted = inspect.signature(GPassKEvaluator).parameters
-        original = {key: value for key, value in original.items() if key in accepted}
-    eval_cfg["evaluator"] = {**original, **evaluator, "type": GPassKEvaluator}
+    original.pop("type", None)  # resolved by config_types: a class, never a name; ours replaces it
+    kept = {key: value for key, value in original.items() if key in EVALUATED}
+    if ignored is not None:
+        ignored.update(key for key in original if key not in EVALUATED)
+    eval_cfg["evaluator"] = {**kept, **evaluator, "type": GPassKEvaluator}
     entry["eval_cfg"] = eval_cfg
     if ks is not None:
         entry["k"] = list(ks)
@@ -196,10 +211,11 @@ def rejudge(
     for run_dir in dict.fromkeys(target.run_dir for target in targets):
         check_not_inside("--output", output_dir, "the run being re-judged", run_dir)
     prepared = []
+    ignored: set[str] = set()
     for target in targets:  # every check before the first judgment
         check_replaceable("--output", _results_path(output_dir, target))  # OpenCompass writes it: a file or none
-        dataset_cfg = with_judge(target.dataset_cfg, evaluator, ks)
-        n = dataset_cfg.get("n", 1)
+        dataset_cfg = with_judge(target.dataset_cfg, evaluator, ks, ignored)
+        n = _bounded_n(dataset_cfg, target)
         if ks is not None and max(ks) > n:
             raise InputError(
                 f"k must be <= n; got k={max(ks)} but {target.model_abbr} x {target.dataset_abbr} "
@@ -212,6 +228,12 @@ def rejudge(
         model_cfg, dataset_cfg = _role_lookup(task_config["models"][0], task_config["datasets"][0][0])
         check_data_matches(target, dataset_cfg)
         prepared.append((target, model_cfg, dataset_cfg, _instantiate_evaluator(dataset_cfg)))
+    if ignored:
+        logger.warning(
+            "rejudge: the saved evaluator's {} ignored (a saved config says what was evaluated, never how: "
+            "those come from this command's options or the defaults)",
+            ", ".join(sorted(ignored)),
+        )
     for target, *_ in prepared:
         _link_predictions(target, output_dir)
     results = []
@@ -240,6 +262,24 @@ def rejudge(
             raise RuntimeError(f"OpenCompass's eval task wrote no {result}")
         results.append(result)
     return results
+
+
+def _bounded_n(dataset_cfg: Mapping, target: RejudgeTarget) -> int:
+    """The saved dataset's ``n`` (generations per question: it sizes the dataset OpenCompass builds), bounded where
+    it is read; its ``k`` each at most ``n``.
+
+    Raises:
+        InputError: ``n`` not a whole number from 1 to :data:`~gpassk_opencompass.defaults.MAX_N`, or a k not
+            from 1 to ``n`` (naming the saved config).
+    """
+    n, ks = dataset_cfg.get("n", 1), dataset_cfg.get("k", 1)
+    where = f"{target.config_path}: {target.model_abbr} x {target.dataset_abbr}"
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
+        raise InputError(f"{where}: n = {n!r:.40}; generations per question must be a whole number from 1 to {MAX_N:,}")
+    for k in [ks] if isinstance(ks, int) else ks if isinstance(ks, (list, tuple)) else [ks]:
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= n:
+            raise InputError(f"{where}: k = {k!r:.40}; each k must be a whole number from 1 to n = {n}; give --k")
+    return n
 
 
 def check_data_matches(target: RejudgeTarget, dataset_cfg: Mapping) -> None:

@@ -16,7 +16,7 @@ imports neither (their types are named in annotations only). Numbers are formatt
 
 May import: :mod:`~gpassk_opencompass.errors`, :mod:`~gpassk_opencompass.files`,
 :mod:`~gpassk_opencompass.redaction`, :mod:`~gpassk_opencompass.metrics` (the metric keys),
-:mod:`~gpassk_opencompass.defaults`; jinja2 and matplotlib (the ``plots`` extra) only when a page or a chart
+:mod:`~gpassk_opencompass.defaults`, :mod:`~gpassk_opencompass.catalog` (the composition sentence); jinja2 and matplotlib (the ``plots`` extra) only when a page or a chart
 is asked for, through :func:`require_extra` and :func:`template`.
 """
 

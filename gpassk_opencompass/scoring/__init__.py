@@ -18,9 +18,11 @@
   (percentages in range, possible counts, metrics reproduced by its details):
   :attr:`ResultsFile.problems`.
 
-May import: :mod:`gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.judges`,
-:mod:`~gpassk_opencompass.uncertainty`, :mod:`~gpassk_opencompass.files`,
-:mod:`~gpassk_opencompass.redaction`, :mod:`~gpassk_opencompass.errors`.
+May import: :mod:`gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.curtailed`,
+:mod:`~gpassk_opencompass.judges`, :mod:`~gpassk_opencompass.uncertainty`, :mod:`~gpassk_opencompass.catalog`,
+:mod:`~gpassk_opencompass.checks`, :mod:`~gpassk_opencompass.contracts`, :mod:`~gpassk_opencompass.defaults`,
+:mod:`~gpassk_opencompass.files`, :mod:`~gpassk_opencompass.redaction`, :mod:`~gpassk_opencompass.log`,
+:mod:`~gpassk_opencompass.errors`.
 Never OpenCompass.
 """
 

@@ -32,6 +32,7 @@ from gpassk_opencompass.scoring.cut import Ends
 from gpassk_opencompass.scoring.details import CompactDetails
 from gpassk_opencompass.scoring.results import (
     SCHEMA_VERSION,
+    CacheUse,
     Curtailment,
     CutGenerations,
     GPassKBlock,
@@ -247,6 +248,8 @@ def results_document(
         ends: the cut generations (:func:`~gpassk_opencompass.scoring.cut.count_ends`), recorded as ``gpassk.cut``.
         curtail: the curtailed design and what it saved, recorded as ``gpassk.curtail``.
 
+    The judge's verdict cache, when it kept one, is recorded as ``gpassk.cache`` (its file, the verdicts it gave).
+
     What is written is redacted (:func:`~gpassk_opencompass.scoring.results_io.json_document`).
     """
     unresolved = int(judged.stats.unresolved)
@@ -260,6 +263,8 @@ def results_document(
         when_apply["bounds"] = unresolved_bounds(details, ks, thresholds, None if curtail is None else curtail.design)
     if curtail is not None:
         when_apply["curtail"] = curtail
+    if judge.cache_path is not None:  # which cache answered, and how much of the run it answered
+        when_apply["cache"] = CacheUse(file=str(judge.cache_path), verdicts=judged.stats.cached)
     if ends is not None:
         when_apply["cut"] = CutGenerations(
             generations=ends.generations,

@@ -28,7 +28,6 @@ import sys
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -45,22 +44,23 @@ from gpassk_opencompass.files.writing import (
 )
 from gpassk_opencompass.judges import CheckCorrectFn, Judge, JudgeItem, JudgeSettings
 from gpassk_opencompass.judges.cache import check_cache_file
-from gpassk_opencompass.judges.registry import as_judge, resolve_judge, with_verdict_cache
+from gpassk_opencompass.judges.registry import as_judge, beside_input_cache, resolve_judge, with_verdict_cache
 from gpassk_opencompass.judges.source import SourceJudge
 from gpassk_opencompass.judges.types import JUDGE_NAMES
+from gpassk_opencompass.log import logger
 from gpassk_opencompass.scoring.compute import gpassk_results, resolved_counts, results_document, warn_if_identical
 from gpassk_opencompass.scoring.cut import count_ends
 from gpassk_opencompass.scoring.details import DIGEST_FIELDS, CompactDetails, texts_sha256
 from gpassk_opencompass.scoring.questions import Question
 from gpassk_opencompass.scoring.readers import (
     Layout,
+    ResolvedInput,
     check_not_a_seed,
-    format_of,
     input_anchor,
-    input_files,
     missing_verdicts,
     read_input,
     read_rows,
+    resolve_input,
 )
 from gpassk_opencompass.scoring.request import ScoringRequest, check_questions
 from gpassk_opencompass.scoring.results import Curtailment, ResultsFile
@@ -272,7 +272,7 @@ def distinct_generations(questions: Sequence[Question]) -> Generations:
 
 
 def score_file(
-    path: str | os.PathLike,
+    path: str | os.PathLike | ResolvedInput,
     request: ScoringRequest,
     judge: Judge,
     *,
@@ -286,8 +286,10 @@ def score_file(
 ) -> ResultsFile:
     """``gpassk score``: check the files, read the samples, score them, write ``output`` when the result may be written.
 
-    ``format`` names the input's format (:mod:`~gpassk_opencompass.scoring.readers`: ``gpassk``,
-    ``qwen-math``, ``opencompass``, ``long``, ...); ``auto`` detects it. ``path`` may be a folder or a glob of
+    ``path`` is resolved once (:func:`~gpassk_opencompass.scoring.readers.resolve_input`: its files, each with its
+    identity, its format and layout; or given resolved), and every step takes that value. ``format`` names the
+    input's format (:mod:`~gpassk_opencompass.scoring.readers`: ``gpassk``, ``qwen-math``, ``opencompass``,
+    ``long``, ...); ``auto`` detects it. ``path`` may be a folder or a glob of
     one file per seed (``allow_missing``: a question absent from one keeps the samples found). ``on_layout``
     is told how the samples were grouped into questions, when they were (the CLI says it in one line).
     ``next_round``: under ``request.curtail``, the file of questions still to be drawn (:func:`plan_next_round`).
@@ -306,24 +308,36 @@ def score_file(
         JudgeError: the judge cannot serve the run (verdicts so far are in the cache).
         WriteError: the file system refused to write ``output`` or the cache (as :func:`score`).
     """
-    path = Path(path)
-    judge = with_verdict_cache(judge, cache, input_anchor(path))
+    resolved = resolve_input(path, format)  # once: every step below takes this value
+    judge = with_verdict_cache(judge, cache, resolved.identity)
+    warn_unread_cache(resolved, judge)
     if next_round is not None and request.curtail is None:
         raise InputError("--next-round lists the questions a curtailed run still draws: give --curtail N1:N too")
     for role, written in (("--output", output), ("--cache", judge.cache_path), ("--next-round", next_round)):
-        check_not_a_seed(path, format, role, written)
-    name = format_of(path, format)
-    paths = {"INPUT": path, "--output": output, "--cache": judge.cache_path, "--next-round": next_round}
-    _check_paths(judge, paths, input_files(path, name))
+        check_not_a_seed(resolved, resolved.format, role, written)
+    paths = {"INPUT": resolved.given, "--output": output, "--cache": judge.cache_path, "--next-round": next_round}
+    _check_paths(judge, paths, [file.path for file in resolved.files])
     # under a curtailed design a stopped question is absent from the later seeds' files: its count is checked instead
     missing = allow_missing or request.curtail is not None
-    questions, layout = read_input(path, name, min_predictions=max(request.ks), allow_missing=missing)
+    questions, layout = read_input(resolved, min_predictions=max(request.ks), allow_missing=missing)
     if layout is not None and on_layout is not None:
         on_layout(layout)
-    judge = for_source(judge, name, questions, path)
+    judge = for_source(judge, resolved.format, questions, resolved.path)
     results = scored_results(questions, request, judge, progress=progress, next_round=next_round)
     del questions  # the generations are not needed to write the results: free them first
     return _written(results, request, output)
+
+
+def warn_unread_cache(resolved: ResolvedInput, judge: Judge) -> None:
+    """Say that a verdict cache found beside the input is not read (a cache is trusted only when named)."""
+    beside = beside_input_cache(input_anchor(resolved.given))
+    if judge.asks_model and beside.is_file() and judge.cache_path != beside:
+        logger.warning(
+            "a verdict cache beside the input, {}, is not read: a cache is trusted only when its user chooses it "
+            "(it may have come with the input); to use its verdicts, name it: --cache {}",
+            beside,
+            beside,
+        )
 
 
 def for_source(
@@ -464,7 +478,8 @@ def score(
             allow_missing=allow_missing,
         )
     questions = _as_questions(questions_or_path, max(request.ks))
-    judge = for_source(with_verdict_cache(judge, cache, output), "gpassk", questions)
+    keyed = None if output is None else ["output", os.path.abspath(output)]  # in memory: keyed by its output
+    judge = for_source(with_verdict_cache(judge, cache, keyed), "gpassk", questions)
     _check_paths(judge, {"--output": output, "--cache": judge.cache_path})
     return _written(scored_results(questions, request, judge, progress=progress), request, output)
 

@@ -101,6 +101,22 @@ def judge_language(value: object, where: str = "language") -> str:
     return code
 
 
+class CheckedQuestions(list):
+    """Questions whose counts were checked where they entered: each has from :attr:`least` to :data:`MAX_N`
+    predictions (:func:`check_count`, once per question). Inner calls take them without checking again
+    (:func:`~gpassk_opencompass.scoring.request.check_questions` checks only a k above :attr:`least`).
+
+    >>> checked = CheckedQuestions([Question("a", "q", "1", ("1", "2"))], least=2)
+    >>> len(checked), checked.least
+    (1, 2)
+    """
+
+    def __init__(self, questions: Iterable[Question], least: int) -> None:
+        super().__init__(questions)
+        #: the fewest predictions every question has (the largest k it was checked for)
+        self.least = least
+
+
 def check_count(name: object, n: int, least: int, where: str = "") -> None:
     """Refuse a question of fewer than ``least`` generations (the largest k) or more than :data:`MAX_N`.
 
@@ -122,11 +138,16 @@ def check_count(name: object, n: int, least: int, where: str = "") -> None:
 
 
 def parse_generations(
-    records: Iterable[str | Mapping], *, min_predictions: int = 1, source: str = "input"
+    records: Iterable[str | Mapping],
+    *,
+    min_predictions: int | None = 1,
+    source: str = "input",
+    lines: list[int] | None = None,
 ) -> list[Question]:
     """Validate records into :class:`Question` values: JSONL lines (blank ones skipped) or mappings.
 
-    The ids must be unique; record ``i`` (counted from 1, blank lines too) is named ``{source} line {i}``.
+    The ids must be unique; record ``i`` (counted from 1, blank lines too) is named ``{source} line {i}``;
+    ``lines``, when given, receives each question's line number (a later message names it without reading again).
 
     >>> parse_generations(['{"id": "a", "question": "q", "answer": 2, "predictions": ["2"]}'], min_predictions=1)
     Traceback (most recent call last):
@@ -152,13 +173,17 @@ def parse_generations(
             )
         first_line_of[question.id] = number
         questions.append(question)
+        if lines is not None:
+            lines.append(number)
     if not questions:
         raise InputError(f"{source}: no questions (the file is empty)")
     return questions
 
 
-def question_from(data: object, where: str, min_predictions: int = 1) -> Question:
+def question_from(data: object, where: str, min_predictions: int | None = 1) -> Question:
     """The :class:`Question` of one record (see the module docstring), every check once; ``where`` names it.
+
+    ``min_predictions=None``: its count is checked by the caller, once, with the largest k (:class:`CheckedQuestions`).
 
     >>> question_from({"id": "a", "question": "q", "answer": "1", "predictions": ["1"], "lang": "en"}, "row 1")
     Traceback (most recent call last):
@@ -191,7 +216,8 @@ def question_from(data: object, where: str, min_predictions: int = 1) -> Questio
             f'{where}: "predictions"[{position}] must be a string, got {type(prediction).__name__} {prediction!r}'
         )
     n = len(predictions)
-    check_count(data["id"], n, min_predictions, where)
+    if min_predictions is not None:
+        check_count(data["id"], n, min_predictions, where)
     language = data.get("language", "en")
     return Question(
         data["id"],

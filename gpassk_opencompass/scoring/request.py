@@ -25,7 +25,7 @@ from gpassk_opencompass.curtailed import Curtailed
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import LANGUAGES
 from gpassk_opencompass.scoring.compute import IDENTICAL_SHARE_WARNING
-from gpassk_opencompass.scoring.questions import Question, check_count
+from gpassk_opencompass.scoring.questions import CheckedQuestions, Question, check_count
 from gpassk_opencompass.uncertainty.numerics import check_prior
 
 Interval = Literal["bootstrap", "bayes", "both"]
@@ -141,13 +141,15 @@ def check_questions(questions: Sequence[Question], request: ScoringRequest) -> N
     if not questions:
         raise InputError("there are no questions to score")
     largest = max(request.ks)
+    counted = isinstance(questions, CheckedQuestions) and questions.least >= largest  # checked where they entered
     for question in questions:
         missing = [column for column in request.subsets if column not in question.labels]
         if missing:
             raise InputError(f"question {question.id!r} has no label for subset column(s) {missing}")
         if question.language not in LANGUAGES:
             raise InputError(f"question {question.id!r}: language must be 'en' or 'cn'; got {question.language!r}")
-        check_count(question.id, len(question.predictions), largest)
+        if not counted:
+            check_count(question.id, len(question.predictions), largest)
     if request.curtail is not None:
         request.curtail.check_drawn([len(question.predictions) for question in questions], [q.id for q in questions])
     if request.bootstrap:  # the fewest (n, c) groups the verdicts can make: one per n (every answer wrong)

@@ -6,8 +6,8 @@ The document is defined once, by :class:`ResultsFile` (its ``gpassk`` block :cla
 writes and reads it, and its JSON Schema (:func:`results_schema`) is shipped as
 ``gpassk_opencompass/data/results.schema.json`` and ``docs/results.schema.json``, every field with its
 type, rule and meaning; a value against a field's declared rule is explained by
-:func:`~gpassk_opencompass.contracts.input_error`. ``gpassk.schema_version`` = :data:`SCHEMA_VERSION` = 4;
-3: written before the curtailed design (``gpassk.curtail``: an older reader would take its metrics as fixed-n);
+:func:`~gpassk_opencompass.contracts.input_error`. ``gpassk.schema_version`` = :data:`SCHEMA_VERSION` = 5;
+4: written before the verdict cache was recorded (``gpassk.cache``); 3: before the curtailed design (``gpassk.curtail``: an older reader would take its metrics as fixed-n);
 2: before the cut generations (``gpassk.cut``, ``details[].cut``/``no_answer``); 1: before
 ``complete``/``unresolved``/``bounds``; 0: no ``gpassk`` block, another evaluator's results. Percentages are x 100.
 
@@ -38,9 +38,10 @@ from gpassk_opencompass.metrics import MetricEstimate
 from gpassk_opencompass.scoring.details import QuestionRecord
 from gpassk_opencompass.uncertainty.bayes import BayesEstimate
 
-#: The results document's schema: 4 adds the curtailed design (gpassk.curtail); 3 the cut generations
-#: (gpassk.cut, details[].cut/no_answer); 2 complete/unresolved/bounds (1: before them).
-SCHEMA_VERSION = 4
+#: The results document's schema: 5 adds the verdict cache used (gpassk.cache); 4 the curtailed design
+#: (gpassk.curtail); 3 the cut generations (gpassk.cut, details[].cut/no_answer); 2 complete/unresolved/bounds
+#: (1: before them).
+SCHEMA_VERSION = 5
 
 
 class Interval(Contract):
@@ -106,6 +107,19 @@ class CutGenerations(Contract):
         text check finds a cut only where the text stops mid-sentence without an answer (one cut at a
         sentence's end, or after an answer, is not seen)."""
         return self.recorded < self.generations
+
+
+class CacheUse(Contract):
+    """``gpassk.cache``: the verdict cache the judge kept its verdicts in, and how many came from it.
+
+    >>> CacheUse(file="/home/a/.cache/gpassk-opencompass/verdicts/0f.jsonl", verdicts=3).verdicts
+    3
+    """
+
+    file: str = Field(
+        description="the verdict cache file (chosen by the user, or the default in the user's cache folder)"
+    )
+    verdicts: Count = Field(description="distinct judgments answered from the cache, not asked of the judge")
 
 
 class Curtailment(Contract):
@@ -190,6 +204,9 @@ class GPassKBlock(Contract):
     )
     cut: Absent[CutGenerations] = Field(
         default=None, description="generations cut at the output limit and without a final answer (schema 3)"
+    )
+    cache: Absent[CacheUse] = Field(
+        default=None, description="the verdict cache used and how many verdicts came from it (schema 5)"
     )
     curtail: Absent[Curtailment] = Field(
         default=None,

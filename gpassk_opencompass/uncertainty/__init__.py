@@ -20,7 +20,7 @@
 Functions of arrays (questions x generations verdicts, or per-question
 counts); they know nothing of files, OpenCompass or HTTP.  May import:
 :mod:`gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.curtailed`, :mod:`~gpassk_opencompass.checks`,
-:mod:`~gpassk_opencompass.errors`, numpy, scipy.
+:mod:`~gpassk_opencompass.errors`, :mod:`~gpassk_opencompass.defaults`, numpy, scipy.
 """
 
 from gpassk_opencompass.uncertainty.agreement import (

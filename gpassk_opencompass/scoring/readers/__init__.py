@@ -38,8 +38,8 @@ from typing import NamedTuple
 
 from gpassk_opencompass.checks import unknown
 from gpassk_opencompass.errors import InputError
-from gpassk_opencompass.files import check_regular, find_files
-from gpassk_opencompass.scoring.questions import Question, parse_generations
+from gpassk_opencompass.files import check_regular, file_identity, find_files
+from gpassk_opencompass.scoring.questions import CheckedQuestions, Question, check_count, parse_generations
 from gpassk_opencompass.scoring.readers._samples import (
     Layout,
     check_counts,
@@ -138,8 +138,101 @@ class Read(NamedTuple):
     layout: Layout | None
 
 
+class InputFile(NamedTuple):
+    """One file read for an input, and what it is: ``(st_dev, st_ino)`` from the read door
+    (:func:`~gpassk_opencompass.files.file_identity`), so two names of one file are one file."""
+
+    path: Path
+    identity: tuple[int, int]
+
+
+class ResolvedInput(NamedTuple):
+    """An input of ``gpassk score`` worked out once (:func:`resolve_input`): everything downstream takes this value
+    and none of it looks at the path again to learn its format, its files or its layout.
+
+    >>> resolved = resolve_input("tests/data/lm-eval", "auto")
+    >>> resolved.format, resolved.seeds, [file.path.name[:8] for file in resolved.files]
+    ('lm-eval', False, ['samples_'])
+    """
+
+    #: the input as given (a file, a folder, a glob)
+    given: Path
+    #: what the reader reads: the file or folder itself, the one file of a folder of one seed, or (``seeds``) the
+    #: folder or glob of the seeds' files
+    path: Path
+    #: the format's name (:data:`FORMATS`)
+    format: str
+    #: every file read, each once (a seed's files in seed order; a reader's ``files``)
+    files: tuple[InputFile, ...]
+    #: several files of one sample per question each, joined by question id
+    seeds: bool
+    #: the folder and name patterns of one-file-per-seed input (``None``: not one): what no output may be named
+    seed_source: tuple[Path, tuple[str, ...]] | None
+
+    @property
+    def identity(self) -> tuple[tuple[int, int], ...]:
+        """The identities of the files read, in order: what the input is, whatever it is called."""
+        return tuple(file.identity for file in self.files)
+
+
+def resolve_input(path: str | os.PathLike | ResolvedInput, format: str = AUTO) -> ResolvedInput:
+    """Work out once what input ``path`` is: its files (each with its identity), its format and its layout.
+
+    Raises:
+        InputError: no such input, no reader knows it, seed files of mixed formats, or one file reached under two
+            names (a symlink or a hard link: one line naming both), before anything is read.
+    """
+    if isinstance(path, ResolvedInput):
+        return path
+    given = Path(path)
+    if format != AUTO:
+        reader(format)  # an unknown format: "did you mean", before anything else
+    source, name = _seed_source(given, format)
+    read, joined, found = given, False, None
+    if source is not None:
+        found = _found_seeds(given, source)
+        if found:
+            name = _one_format(found, format)
+            joined = len(found) > 1
+            if not joined:  # a folder (or glob) of one file: that file, in whatever layout it has
+                read = found[0]
+    if name is None:
+        name = detect_format(given) if format == AUTO else reader(format).NAME
+    if joined:
+        files = found or []
+    else:
+        together = getattr(reader(name), "files", None)
+        files = [read] if together is None else together(read)
+    return ResolvedInput(given, read, name, _identified(files), joined, source)
+
+
+def _identified(files: Iterable[Path]) -> tuple[InputFile, ...]:
+    """Each file with its identity; one file under two names is one :class:`InputError` line naming both."""
+    seen: dict[tuple[int, int], Path] = {}
+    identified = []
+    for file in files:
+        if file.is_dir():  # a reader's folder (it says itself what it lacks): what it is, by stat
+            status = file.stat()
+            identity = status.st_dev, status.st_ino
+        else:
+            identity = file_identity(file)
+        first = seen.setdefault(identity, file)
+        if first != file:
+            raise InputError(
+                f"{first} and {file} are one file under two names (a symlink or a hard link: device {identity[0]}, "
+                f"inode {identity[1]}); each file is read once, and counting it twice would add samples that were "
+                "never drawn: remove one of the names, or give a glob that picks each file once"
+            )
+        identified.append(InputFile(file, identity))
+    return tuple(identified)
+
+
 def read_questions(
-    path: str | os.PathLike, format: str = AUTO, *, min_predictions: int = 1, allow_missing: bool = False
+    path: str | os.PathLike | ResolvedInput,
+    format: str = AUTO,
+    *,
+    min_predictions: int = 1,
+    allow_missing: bool = False,
 ) -> list[Question]:
     """The questions of ``path`` in ``format`` (``auto``: :func:`detect_format`), validated (:func:`read_input`).
 
@@ -151,44 +244,50 @@ def read_questions(
 
 
 def read_input(
-    path: str | os.PathLike, format: str = AUTO, *, min_predictions: int = 1, allow_missing: bool = False
+    path: str | os.PathLike | ResolvedInput,
+    format: str = AUTO,
+    *,
+    min_predictions: int = 1,
+    allow_missing: bool = False,
 ) -> Read:
-    """The questions of ``path`` and how they were laid out: a file of one record per question, of sample rows
-    (grouped by id), a replicated dataset (grouped by question text), or one file per seed (a folder or a glob,
-    joined by question id; ``allow_missing``: a question absent from a seed's file keeps the samples found). A
-    folder or glob of one file is read as that file.
+    """The questions of ``path`` (resolved once: :func:`resolve_input`) and how they were laid out: a file of one
+    record per question, of sample rows (grouped by id), a replicated dataset (grouped by question text), or one
+    file per seed (a folder or a glob, joined by question id; ``allow_missing``: a question absent from a seed's
+    file keeps the samples found). A folder or glob of one file is read as that file.
 
     Raises:
         InputError: as :func:`read_questions`; also a question missing from a seed's file, two samples of
             one question in one seed's file, rows of one id that disagree, replicas whose gold answers differ.
     """
-    files = seed_files(path, format)
-    if files is not None and len(files) > 1:
-        module = reader(_one_format(files, format))
+    resolved = resolve_input(path, format)
+    module = reader(resolved.format)
+    if resolved.seeds:
+        files = [file.path for file in resolved.files]
         records, joined = join_seeds([(file, _rows(module, file)) for file in files], allow_missing=allow_missing)
-        questions = questions_of(records, str(path))
-        check_counts(questions, min_predictions, str(path))
-        return Read(questions, joined)
-    if files is not None:  # a folder (or glob) of one file: that file, in whatever layout it has
-        path, format = files[0], _one_format(files, format)
-    name = format_of(path, format)
-    module, source = reader(name), str(path) if name == "gpassk" else f"{path} ({name})"
+        questions = questions_of(records, str(resolved.given))
+        check_counts(questions, min_predictions, str(resolved.given))
+        return Read(CheckedQuestions(questions, min_predictions), joined)
+    name, read = resolved.format, resolved.path
+    source = str(read) if name == "gpassk" else f"{read} ({name})"
     layout: Layout | None = None
+    lines: list[int] = []  # per question of a file of one record each, its line
     if getattr(module, "SAMPLES", False):
-        questions = questions_of(group_samples(module.read(Path(path))), source)
+        questions = questions_of(group_samples(module.read(read)), source)
         layout = _layout(questions, "rows", "id")
     else:
-        questions = parse_generations(module.read(Path(path)), source=source)
+        questions = parse_generations(module.read(read), min_predictions=None, source=source, lines=lines)
     replicas = group_replicas(questions, source) if min_predictions > 1 else None  # k = 1 needs no grouping
     if replicas is not None:
         questions, replicated = replicas
         layout = replicated if layout is None else replicated._replace(unit=layout.unit)  # rows of a long file
     elif min_predictions > 1 and all(len(question.predictions) == 1 for question in questions):
         raise InputError(one_sample_each(questions, min_predictions, source))
-    elif layout is None and any(len(question.predictions) < min_predictions for question in questions):
-        parse_generations(module.read(Path(path)), min_predictions=min_predictions, source=source)  # says the line
-    check_counts(questions, min_predictions, source)
-    return Read(questions, layout)
+    if layout is None:  # one record per question: a count is named by its line, as read (never read twice)
+        for question, line in zip(questions, lines):
+            check_count(question.id, len(question.predictions), min_predictions, f"{source} line {line}")
+    else:
+        check_counts(questions, min_predictions, source)
+    return Read(CheckedQuestions(questions, min_predictions), layout)
 
 
 def read_rows(rows: Iterable[Mapping], source: str = "questions", *, min_predictions: int = 1) -> list[Question]:
@@ -196,17 +295,21 @@ def read_rows(rows: Iterable[Mapping], source: str = "questions", *, min_predict
     lines of a generations file, or sample rows (a ``prediction`` each, grouped by id), each named
     ``{source} row N``; a replicated dataset is grouped as in a file."""
     rows = list(rows)
+    lines: list[int] = []  # per question given as one mapping, its line
     if rows and "prediction" in rows[0] and "predictions" not in rows[0]:
         questions = questions_of(group_samples((f"{source} row {i}", row) for i, row in enumerate(rows, 1)), source)
     else:
-        questions = parse_generations(rows, min_predictions=1, source=source)
+        questions = parse_generations(rows, min_predictions=None, source=source, lines=lines)
     replicas = group_replicas(questions, source) if min_predictions > 1 else None  # k = 1 needs no grouping
     if replicas is not None:
         questions = replicas[0]
-    elif "predictions" in rows[0] and any(len(question.predictions) < min_predictions for question in questions):
-        parse_generations(rows, min_predictions=min_predictions, source=source)  # says which line
-    check_counts(questions, min_predictions, source)
-    return questions
+        check_counts(questions, min_predictions, source)
+    elif lines:  # says which line, from what was parsed
+        for question, line in zip(questions, lines):
+            check_count(question.id, len(question.predictions), min_predictions, f"{source} line {line}")
+    else:
+        check_counts(questions, min_predictions, source)
+    return CheckedQuestions(questions, min_predictions)
 
 
 def _layout(questions: list[Question], unit: str, by: str) -> Layout:
@@ -237,9 +340,12 @@ def seed_files(path: str | os.PathLike, format: str = AUTO) -> list[Path] | None
     Raises:
         InputError: a glob that matches no file.
     """
-    source = _seed_source(Path(path), format)
-    if source is None:
-        return None
+    source, _ = _seed_source(Path(path), format)
+    return None if source is None else _found_seeds(Path(path), source)
+
+
+def _found_seeds(path: Path, source: tuple[Path, tuple[str, ...]]) -> list[Path] | None:
+    """The seeds' files of ``source`` (:func:`_seed_source`), in seed order; ``None``: none."""
     folder, patterns = source
     found = [file for file in find_files(folder, *patterns) if not file.name.endswith(_CACHE_SUFFIX)]
     if not found and is_glob(path):
@@ -247,23 +353,27 @@ def seed_files(path: str | os.PathLike, format: str = AUTO) -> list[Path] | None
     return sorted(found, key=_seed_order) or None
 
 
-def _seed_source(path: Path, format: str) -> tuple[Path, tuple[str, ...]] | None:
-    """The folder and the name patterns of one-file-per-seed input ``path``; ``None`` when it is not one."""
+def _seed_source(path: Path, format: str) -> tuple[tuple[Path, tuple[str, ...]] | None, str | None]:
+    """The folder and the name patterns of one-file-per-seed input ``path`` (``None`` when it is not one), and the
+    format of a folder a reader reads whole (``None``: not known yet)."""
     if is_glob(path):
-        return path.parent, (path.name,)
+        return (path.parent, (path.name,)), None
     if not path.is_dir():
-        return None
+        return None, None
     modules = READERS if format == AUTO else (reader(format),)
-    if any(module.detect(path) for module in modules):
-        return None
+    whole = next((module.NAME for module in modules if module.detect(path)), None)
+    if whole is not None:
+        return None, whole
     for module in modules:
         pattern = getattr(module, "SEED_GLOB", None)
         if pattern and find_files(path, pattern):
-            return path, (pattern,)
-    return path, SEED_SUFFIXES
+            return (path, (pattern,)), None
+    return (path, SEED_SUFFIXES), None
 
 
-def check_not_a_seed(path: str | os.PathLike, format: str, role: str, written: str | os.PathLike | None) -> None:
+def check_not_a_seed(
+    path: str | os.PathLike | ResolvedInput, format: str, role: str, written: str | os.PathLike | None
+) -> None:
     """Refuse a file to be written (``--output``) that is, or once written would be, a seed's file of ``path``.
 
     >>> check_not_a_seed("runs/seed*.jsonl", AUTO, "--output", "runs/seed-all.jsonl")
@@ -272,14 +382,15 @@ def check_not_a_seed(path: str | os.PathLike, format: str, role: str, written: s
     gpassk_opencompass.errors.InputError: --output runs/seed-all.jsonl is, or once written would be, read as one seed's file of runs/seed*.jsonl: give --output a path outside runs
     >>> check_not_a_seed("runs/seed*.jsonl", AUTO, "--output", "runs/scores.json")
     """
-    source = _seed_source(Path(path), format)
+    source = path.seed_source if isinstance(path, ResolvedInput) else _seed_source(Path(path), format)[0]
+    given = path.given if isinstance(path, ResolvedInput) else path
     if source is None or written is None or Path(written).name.endswith(_CACHE_SUFFIX):
         return
     folder, patterns = source
     written = Path(written)
     if written.parent.resolve() == folder.resolve() and any(fnmatch(written.name, pattern) for pattern in patterns):
         raise InputError(
-            f"{role} {written} is, or once written would be, read as one seed's file of {path}: give {role} a "
+            f"{role} {written} is, or once written would be, read as one seed's file of {given}: give {role} a "
             f"path outside {folder}"
         )
 
@@ -322,11 +433,8 @@ def _seed_format(file: Path) -> str:
 
 def format_of(path: str | os.PathLike, format: str = AUTO) -> str:
     """The format name ``format`` stands for at ``path`` (``auto``: :func:`detect_format`; for one file per
-    seed, the format of its files)."""
-    files = seed_files(path, format)
-    if files is not None:
-        return _one_format(files, format)
-    return detect_format(path) if format == AUTO else reader(format).NAME
+    seed, the format of its files): :func:`resolve_input`'s."""
+    return resolve_input(path, format).format
 
 
 def missing_verdicts(path: str | os.PathLike, format: str) -> str:
@@ -351,12 +459,7 @@ def input_files(path: str | os.PathLike, format: str = AUTO) -> list[Path]:
     Raises:
         InputError: as :func:`read_questions` would (no dump file in a folder, or several).
     """
-    seeds = seed_files(path, format)
-    if seeds is not None:
-        return seeds
-    module = reader(format_of(path, format))
-    files = getattr(module, "files", None)
-    return [Path(path)] if files is None else files(Path(path))
+    return [file.path for file in resolve_input(path, format).files]
 
 
 def input_anchor(path: str | os.PathLike) -> Path:

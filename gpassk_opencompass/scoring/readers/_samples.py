@@ -24,7 +24,8 @@ naming the file and the question, or, with ``allow_missing``, that question's n 
 **A replicated dataset** (:func:`group_replicas`): one file whose every record holds one sample and whose
 question texts each occur the same number of times m >= 2 (a dataset repeated m times, each replica with its
 own id) is grouped by question text into questions of m samples (id: the first one's), when the largest k is
-over 1 (a file of one sample per question could not be scored then; with k = 1 it is scored as it is, so
+over 1 and every record has a text (a caller without texts, such as the metric card's ``compute()``, says
+nothing about which records are one question: its records are never merged) (a file of one sample per question could not be scored then; with k = 1 it is scored as it is, so
 grouping never changes a result that would be given without it). Replicas with the same text but different
 gold answers are one line, never merged. Texts that repeat unevenly, or a file where some record holds several
 samples, are not grouped: a normal file where two questions share a text stays as it is.
@@ -198,7 +199,7 @@ def _disagree(where: str, first: str, identifier: str, what: str, value: object,
 
 def questions_of(records: Iterable[Mapping], source: str) -> list[Question]:
     """The questions of grouped records (every count checked later, :func:`check_counts`)."""
-    questions = [question_from(record, f"{source}: question {record['id']!r}") for record in records]
+    questions = [question_from(record, f"{source}: question {record['id']!r}", None) for record in records]
     if not questions:
         raise InputError(f"{source}: no samples (the file is empty)")
     return questions
@@ -290,13 +291,17 @@ def group_replicas(questions: Sequence[Question], source: str) -> tuple[list[Que
     ...                                   replica(2, "1+1?", "2", "3"), replica(3, "2+2?", "4", "4")], "f")
     >>> [(question.id, question.predictions) for question in grouped], layout
     ([('0', ('2', '3')), ('1', ('4', '4'))], Layout(read=4, unit='records', questions=2, least=2, most=2, by='question text and answer', missing=0))
+    >>> group_replicas([replica(0, "", "2", "2"), replica(1, "", "2", "3")], "f") is None  # no texts: no merging
+    True
     >>> group_replicas([replica(0, "1+1?", "2", "2"), replica(1, "1+1?", "3", "2")], "f")
     Traceback (most recent call last):
     ...
     gpassk_opencompass.errors.InputError: f: records '0' and '1' have the same question text but different gold answers ('2', '3'); a file of one sample per record whose texts repeat is read as a dataset repeated n times, and these cannot be one question: fix the gold answer or the question text
     """
-    if len(questions) < 2 or any(len(question.predictions) != 1 for question in questions):
-        return None
+    if len(questions) < 2 or any(
+        len(question.predictions) != 1 or not question.question.strip() for question in questions
+    ):
+        return None  # a record without a text: nothing says which records are one question, so none are merged
     by_text: dict[str, list[Question]] = {}
     for question in questions:
         by_text.setdefault(question.question, []).append(question)
