@@ -1,7 +1,11 @@
 """The ``gpassk`` command line: arguments, logging and exit codes; the work is in the package.
 
 Each subcommand is a module exposing ``add_parser(subparsers)``, its parser carrying ``func=run`` (``run(args)
--> int``); only the chosen one is imported (:data:`SUBCOMMANDS`). Every command logs through one redacted stderr
+-> int``); only the chosen one is imported (:data:`SUBCOMMANDS`). Everything a command prints (messages, tables,
+reports, log lines, a bug's traceback) passes through the console door, :func:`gpassk_opencompass.console.inert`:
+:func:`main` runs it with ``sys.stdout`` and ``sys.stderr`` wrapped (:func:`~gpassk_opencompass.console.console_streams`),
+so no command can print around it; its progress bars come from :func:`~gpassk_opencompass.console.progress`
+(drawn on a terminal only). Every command logs through one redacted stderr
 sink (:func:`configure_logging`); an exception that ends a command is mapped to its exit code and one redacted
 line in one place, :func:`ending` (any other exception is a bug and keeps its traceback); SIGTERM and SIGHUP stop
 a command as Ctrl-C does (:func:`stop_on_signals`), and one that keeps something for a rerun says so
@@ -31,6 +35,7 @@ from dataclasses import dataclass
 from importlib import import_module
 
 from gpassk_opencompass import __version__
+from gpassk_opencompass.console import console_streams, inert
 from gpassk_opencompass.errors import IncompleteResults, InputError, WriteError, clause
 from gpassk_opencompass.redaction import redact
 
@@ -310,27 +315,41 @@ def add_match_by_option(parser: argparse.ArgumentParser) -> None:
 def configure_logging(level: str = "INFO") -> None:
     """Every command's logging: one stderr sink (beside progress bars).
 
-    Every record's message is redacted already (:mod:`gpassk_opencompass.log`); the sink redacts a traceback,
-    which is added after that. It looks ``sys.stderr`` up per message, so it follows a swapped stream (tests,
-    notebooks).
+    Every record's message is redacted and inert already (:mod:`gpassk_opencompass.log`); the sink redacts a
+    traceback, which is added after that, and writes through the console door
+    (:func:`gpassk_opencompass.console.write_above_bars`). It looks ``sys.stderr`` up per message, so it follows
+    a swapped stream (tests, notebooks).
     """
-    from tqdm import tqdm
-
+    from gpassk_opencompass.console import write_above_bars
     from gpassk_opencompass.log import enable_logging, logger
 
     def write(message) -> None:
         text = str(message)
         if message.record["exception"] is not None:  # the message is redacted; its traceback is added later
             text = redact(text)
-        tqdm.write(text, file=sys.stderr, end="")
+        write_above_bars(text)
 
     logger.remove()
     logger.add(write, level=level, format="{level}: {message}")
     enable_logging()
 
 
+def _bug_through_the_door(kind, error, trace) -> None:
+    """``sys.excepthook`` of a ``gpassk`` process: a bug's traceback, redacted and inert, on stderr (exit 1)."""
+    import traceback
+
+    sys.stderr.write(inert(redact("".join(traceback.format_exception(kind, error, trace)))))
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """``gpassk``: every byte it prints passes through the console door (:func:`console.console_streams`),
+    a bug's traceback too (its ``sys.excepthook``); the exit code of the command's outcome (:func:`ending`)."""
+    sys.excepthook = _bug_through_the_door
+    with console_streams():
+        return _command(sys.argv[1:] if argv is None else list(argv))
+
+
+def _command(argv: list[str]) -> int:
     chosen = next((word for word in argv if not word.startswith("-")), None)
     parser = build_parser([chosen] if chosen in SUBCOMMANDS else [])
     args = parser.parse_args(argv)

@@ -351,15 +351,21 @@ def run(args: argparse.Namespace) -> int:
     judge = with_verdict_cache(resolve_judge(args.judge, **judge_options(args)), cache_choice, input_anchor(args.input))
     request = scoring_request(args, args.k)
     kind, cache = judge.name, judge.cache_path
-    if args.judge == "auto":
-        logger.info("judge: {} ({})", kind, "--judge-url given" if args.judge_url else "no --judge-url")
     kept = (
         f"every verdict that arrived is kept in {cache}"
         if cache is not None
         else "no verdict cache (--no-cache, the rule judge or a user judge): nothing is kept"
     )
-    if cache is not None:
-        logger.info("verdict cache: {} (rerun the same command to resume)", cache)
+
+    def announce(layout) -> None:
+        """The work, said once the inputs are checked and read (never before a mistake in them)."""
+        if args.judge == "auto":
+            logger.info("judge: {} ({})", kind, "--judge-url given" if args.judge_url else "no --judge-url")
+        if cache is not None:
+            logger.info("verdict cache: {} (rerun the same command to resume)", cache)
+        if layout is not None:
+            say(layout_line(layout))
+
     args.resumable = Resumable(kept, store=None if cache is None else str(cache))
     result = score_file(
         args.input,
@@ -370,7 +376,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         format=args.format,
         allow_missing=args.allow_missing,
-        on_layout=lambda layout: say(layout_line(layout)),
+        on_layout=announce,
         next_round=args.next_round,
     )
     incomplete = result.unresolved > 0
