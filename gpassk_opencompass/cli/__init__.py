@@ -26,10 +26,11 @@ a command as Ctrl-C does (:func:`stop_on_signals`), and one that keeps something
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import import_module
@@ -273,6 +274,74 @@ class Once(argparse.Action):
                 self, f"given twice ({so_far}, then {values}); it takes one value: give it once"
             )
         setattr(namespace, self.dest, values)
+
+
+#: A quoted value in a message ('q1', "a b"): its words are the input's, never renamed.
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def option_words(message: str, options: Mapping[str, str]) -> str:
+    """``message`` with each parameter of ``options`` named as the option the user typed: ``k=8`` and
+    ``k = 8`` become ``--k 8``, a bare ``ks`` becomes ``--k``; quoted values and longer words are left alone.
+
+    >>> names = {"k": "--k", "ks": "--k", "n": "--n", "tau": "--thresholds"}
+    >>> option_words("ks must satisfy k <= n; got k=8 with n=4", names)
+    '--k must satisfy --k <= --n; got --k 8 with --n 4'
+    >>> option_words("tau must be in [0, 1]; got tau=1.5 for question 'n'", names)
+    "--thresholds must be in [0, 1]; got --thresholds 1.5 for question 'n'"
+    """
+    if not options:
+        return message
+    names = "|".join(re.escape(name) for name in sorted(options, key=len, reverse=True))
+    word = re.compile(rf"(?<![-\w.])({names})(?![-\w])(\s*=(?!=)\s*)?")
+
+    def rename(found: re.Match) -> str:
+        return options[found[1]] + (" " if found[2] else "")
+
+    parts = _QUOTED.split(message)
+    quoted = _QUOTED.findall(message)
+    renamed = [word.sub(rename, part) for part in parts]
+    text = "".join(part + (quoted[index] if index < len(quoted) else "") for index, part in enumerate(renamed))
+    return re.sub(r"(--[\w-]+) \(\1\)", r"\1", text)  # "--rule-timeout (rule_timeout)": said once
+
+
+@contextmanager
+def typed_as(options: Mapping[str, str]) -> Iterator[None]:
+    """Within the block, an :class:`InputError` names the options the user typed, not the parameters their
+    values became (:func:`option_words`): what a command wraps around the checks of its options, so
+    ``gpassk calc --k 8 --n 4`` says ``--k``, never ``ks``.
+
+    >>> with typed_as({"n_boot": "--bootstrap"}):
+    ...     raise InputError("n_boot = 0: input should be greater than or equal to 1")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: --bootstrap 0: input should be greater than or equal to 1
+    """
+    try:
+        yield
+    except InputError as error:
+        raise InputError(option_words(str(error), options)) from None
+
+
+#: The parameters the shared judge and metric options (:func:`add_k_option`, ``--thresholds``, ``gpassk score``'s
+#: and ``rejudge``'s judge and interval options) become, by the option the user typed.
+SHARED_OPTIONS = {
+    "k": "--k",
+    "ks": "--k",
+    "tau": "--thresholds",
+    "thresholds": "--thresholds",
+    "n_boot": "--bootstrap",
+    "ci": "--ci",
+    "prior": "--prior",
+    "seed": "--seed",
+    "concurrency": "--concurrency",
+    "request_timeout": "--request-timeout",
+    "max_tokens": "--judge-max-tokens",
+    "progress_window": "--progress-window",
+    "max_retries": "--max-retries",
+    "rule_timeout": "--rule-timeout",
+    "judge_timeout": "--judge-timeout",
+}
 
 
 def add_k_option(parser: argparse.ArgumentParser, help: str = "draws (each <= n)", required: bool = False) -> None:

@@ -15,11 +15,13 @@ from gpassk_opencompass import defaults
 from gpassk_opencompass.cli import (
     EXIT_INCOMPLETE,
     EXIT_OK,
+    SHARED_OPTIONS,
     SUBCOMMANDS,
     Resumable,
     add_k_option,
     add_thresholds_option,
     exit_codes_epilog,
+    typed_as,
 )
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import JudgeSettings
@@ -348,8 +350,10 @@ def run(args: argparse.Namespace) -> int:
     if args.cache and args.no_cache:
         raise InputError("--cache and --no-cache contradict each other; give one")
     cache_choice = False if args.no_cache else (args.cache or True)
-    judge = with_verdict_cache(resolve_judge(args.judge, **judge_options(args)), cache_choice, input_anchor(args.input))
-    request = scoring_request(args, args.k)
+    with typed_as(SHARED_OPTIONS):  # a bad option's message names it as typed
+        judge = resolve_judge(args.judge, **judge_options(args))
+        request = scoring_request(args, args.k)
+    judge = with_verdict_cache(judge, cache_choice, input_anchor(args.input))
     kind, cache = judge.name, judge.cache_path
     kept = (
         f"every verdict that arrived is kept in {cache}"
