@@ -123,6 +123,51 @@ def test_score_names_the_option_typed(tmp_path, capsys, argv, option):
     assert option in message and not INTERNAL.findall(message), message
 
 
+#: The other commands: their options' checks name the option too ({results}: two results files of one input,
+#: {outputs}: an OpenCompass work dir with one run, {run}: any folder (the options are checked before it is read)).
+OTHERS = [
+    (["agree", "{results}", "{results2}", "--ci", "2"], "--ci"),
+    (["compare", "{results}", "{results2}", "--ci", "2"], "--ci"),
+    (["compare", "{results}", "{results2}", "--n-boot", "0"], "--n-boot"),
+    (["compare", "{results}", "{results2}", "--n-perm", "0"], "--n-perm"),
+    (["compare", "{results}", "{results2}", "--seed", "-1"], "--seed"),
+    (["plan", "{results}", "--n", "8", "--level", "2"], "--level"),
+    (["plan", "{results}", "--n", "8", "--thresholds", "3"], "--thresholds"),
+    (["leaderboard", "{outputs}", "--k", "0"], "--k"),
+    (["leaderboard", "{outputs}", "--thresholds", "2"], "--thresholds"),
+    (["leaderboard", "{outputs}", "--significance", "2"], "--significance"),
+    (["rejudge", "{run}", "--bootstrap", "0"], "--bootstrap"),
+    (["rejudge", "{run}", "--thresholds", "2"], "--thresholds"),
+    (["rejudge", "{run}", "--k", "0"], "--k"),
+    (["rejudge", "{run}", "--interval", "bayes", "--prior", "0", "1"], "--prior"),
+]
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> dict[str, str]:
+    from leaderboard_workdirs import Spec, write_run
+
+    folder = tmp_path_factory.mktemp("inputs")
+    source = write_jsonl(folder / "gens.jsonl", generations([2, 3, 1], n=4))
+    for name in ("a.json", "b.json"):
+        assert main(["score", str(source), "--k", "2", "--no-cache", "--quiet", "--output", str(folder / name)]) == 0
+    write_run(folder / "outputs", "20250101_000000", [Spec("acme/m-7b", "LiveMathBench-202412", 0.7, 8, (4,), 0.5, 6)])
+    return {
+        "results": str(folder / "a.json"),
+        "results2": str(folder / "b.json"),
+        "outputs": str(folder / "outputs"),
+        "run": str(folder / "outputs" / "20250101_000000"),
+    }
+
+
+@pytest.mark.parametrize("argv, option", OTHERS, ids=[" ".join(argv) for argv, _ in OTHERS])
+def test_every_command_names_the_option_typed(inputs, capsys, argv, option):
+    capsys.readouterr()
+    assert main([word.format(**inputs) for word in argv]) == 2
+    message = one_error(capsys, argv[0])
+    assert message.startswith(option) and not INTERNAL.findall(message), message
+
+
 # ------------------------------------------------------------------------------ inputs checked before work is announced
 
 MISSING = {

@@ -293,7 +293,7 @@ def option_words(message: str, options: Mapping[str, str]) -> str:
     if not options:
         return message
     names = "|".join(re.escape(name) for name in sorted(options, key=len, reverse=True))
-    word = re.compile(rf"(?<![-\w.])({names})(?![-\w])(\s*=(?!=)\s*)?")
+    word = re.compile(rf"(?<![-\w./\\])({names})(?![-\w/\\])(\s*=(?!=)\s*)?")  # a path's parts stay
 
     def rename(found: re.Match) -> str:
         return options[found[1]] + (" " if found[2] else "")
