@@ -166,6 +166,20 @@ def _bar_class() -> type:
     return ConsoleBar
 
 
+#: Whether bars also draw into a stderr that is no terminal (:func:`draw_bars_into_logs`); off: a terminal only.
+_INTO_LOGS = {"on": False}
+
+
+def draw_bars_into_logs() -> None:
+    """Let bars draw into a stderr that is a log file: where another program reads the progress from it.
+
+    What :class:`~gpassk_opencompass.plugin.evaluator.GPassKEvaluator` does inside OpenCompass, whose task log is
+    where ``gpassk grid status`` reads the judge's bar (``evaluating: rule judge 9 of 13 answers``); no ``gpassk``
+    command does (``gpassk score ... 2> log`` gets no frames).
+    """
+    _INTO_LOGS["on"] = True
+
+
 def progress(iterable: Iterable | None = None, *, show: bool = True, **options: Any) -> Any:
     """A tqdm bar on stderr, drawn only when ``show`` and stderr is a terminal: the one factory of bars.
 
@@ -178,7 +192,7 @@ def progress(iterable: Iterable | None = None, *, show: bool = True, **options: 
     (True, [0, 1, 2])
     """
     stream = raw_stream(sys.stderr)
-    disable = not show or not is_terminal(stream)
+    disable = not show or not (is_terminal(stream) or _INTO_LOGS["on"])
     return _bar_class()(iterable, file=stream, disable=disable, **options)
 
 

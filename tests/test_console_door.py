@@ -414,3 +414,37 @@ def test_score_progress_draws_on_a_terminal_only(tmp_path):
     assert code == 0 and "INFO: judged 24 generations" in written
     assert "\r" not in written and "rule judge:" not in written  # `2> log`: no frames in the log
     assert "G-Pass@2" in shown and not shown_on_terminal(shown)
+
+
+def test_bars_draw_into_a_log_only_where_another_program_reads_them(monkeypatch):
+    """Inside OpenCompass the task log is where ``gpassk grid status`` reads the judge's bar: the evaluator lets
+    bars draw there (``console.draw_bars_into_logs``); without it, a log gets no frames."""
+    from gpassk_opencompass import console
+    from gpassk_opencompass.grid.status import last_bar
+
+    monkeypatch.setitem(console._INTO_LOGS, "on", False)  # restored after the test
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    for _ in progress(range(3), desc="rule judge", unit="answer", mininterval=0):
+        pass
+    assert log.getvalue() == ""
+    console.draw_bars_into_logs()
+    for _ in progress(range(3), desc=f"{HOSTILE}rule judge", unit="answer", mininterval=0):
+        pass
+    bar = last_bar(log.getvalue())
+    assert bar is not None and (bar.done, bar.total, bar.unit) == (3, 3, "answer")
+    assert not acted_on(log.getvalue().replace("\r", ""))  # the frames' own \r only; the description inert
+
+
+@pytest.mark.e2e  # imports OpenCompass (the evaluator's base class)
+def test_the_evaluator_draws_its_judge_bar_into_the_task_log(monkeypatch):
+    from evaluator_fixtures import run as run_evaluator
+    from gpassk_opencompass import GPassKEvaluator, console
+    from gpassk_opencompass.grid.status import last_bar
+
+    monkeypatch.setitem(console._INTO_LOGS, "on", False)
+    log = io.StringIO()  # OpenCompass's task log: no terminal
+    monkeypatch.setattr(sys, "stderr", log)
+    run_evaluator(GPassKEvaluator(judge="rule"))
+    bar = last_bar(log.getvalue(), lambda bar: bar.unit == "answer")
+    assert bar is not None and bar.desc == "rule judge" and bar.done == bar.total > 1
