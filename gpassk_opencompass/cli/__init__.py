@@ -320,7 +320,10 @@ def typed_as(options: Mapping[str, str]) -> Iterator[None]:
     try:
         yield
     except InputError as error:
-        raise InputError(option_words(str(error), options)) from None
+        renamed = option_words(str(error), options)
+        if renamed == str(error):
+            raise  # nothing to rename: the error as it was (its own type too)
+        raise InputError(renamed) from None
 
 
 #: The parameters the shared judge and metric options (:func:`add_k_option`, ``--thresholds``, ``gpassk score``'s
