@@ -25,8 +25,8 @@ gpassk_opencompass.errors.InputError: grid.json: unknown field 'temprature'; did
 
 A validator raises :class:`~gpassk_opencompass.errors.InputError` with the project's own wording,
 which is kept as it is (after the item's place when it is an item of a list: it cannot name that
-place itself); ``InputError`` is no ``ValueError`` (pydantic's sign of a broken rule), so every
-contract reports one raised by its validators as that (:func:`_as_constraint`). A value too long to show is shortened, a container
+place itself); every contract reports one raised by its validators as pydantic's sign of a broken
+rule, a plain ``ValueError`` of the same words (:func:`_as_constraint`). A value too long to show is shortened, a container
 to a few items; where a union lets a value take several shapes, the error of the shape it came
 closest to is said:
 

@@ -1,17 +1,20 @@
 """The exceptions a user mistake or a refused write raises, so entry points can tell them from a bug.
 
-:class:`InputError` is a user's mistake, and nothing else is: it is not a
-``ValueError``, so a ``ValueError`` from a bug is never mistaken for one. Its
-message is one line naming the value, the rule and the fix. The ``gpassk``
-commands map it to exit code 2 and print it without a traceback;
-:class:`IncompleteResults` (unresolved verdicts where an answer needs them) and
-:class:`WriteError` (the disk is full, the file too large) are one line too,
-exit codes 3 and 5; any other exception is a bug and keeps its traceback (exit
-code 1). The one mapper is :func:`gpassk_opencompass.cli.ending`.
+:class:`InputError` is a user's mistake, and nothing else is: a bad argument or a bad input. As Python's
+convention for a bad argument value asks (scikit-learn's ``InvalidParameterError`` is one too), it is a
+``ValueError``: a caller writes ``except ValueError`` around ``g_pass_at_k``, ``score()`` or ``compute()``
+as around numpy or scikit-learn. The ``gpassk`` commands map only :class:`InputError` to exit code 2 and
+print it without a traceback; a plain ``ValueError`` (from a bug, or a library's) keeps its traceback
+(exit code 1), and no code of the package catches ``ValueError`` around its own code (only around a
+named foreign call, narrowly), so a user's mistake is never swallowed as something else. Its message is
+one line naming the value, the rule and the fix. :class:`IncompleteResults` (unresolved verdicts where an
+answer needs them) and :class:`WriteError` (the disk is full, the file too large) are one line too, exit
+codes 3 and 5; any other exception is a bug and keeps its traceback (exit code 1). The one mapper is
+:func:`gpassk_opencompass.cli.ending`.
 
 >>> error = InputError("--k 16: k must be <= n = 8")
 >>> isinstance(error, ValueError), str(error)
-(False, '--k 16: k must be <= n = 8')
+(True, '--k 16: k must be <= n = 8')
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ from __future__ import annotations
 _CLOSING = "".join((" ", ".", ";", ":", ","))
 
 
-class InputError(Exception):
-    """Bad input or a bad setting given by the user: one line, exit code 2."""
+class InputError(ValueError):
+    """Bad input or a bad setting given by the user: one line, exit code 2; a ``ValueError`` for Python callers."""
 
 
 class IncompleteResults(Exception):

@@ -10,6 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from loopback_openai import LoopbackOpenAI
+from skips import pytest_report_teststatus  # noqa: F401 - a hook: a missing program is said in the summary line
 
 #: Files other tools read or wrote (an inspect_ai task needs inspect_ai): data, not test modules.
 collect_ignore_glob = ["data/*"]

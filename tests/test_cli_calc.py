@@ -35,11 +35,14 @@ def test_calc_table_shows_every_threshold_and_k(capsys):
     [
         (
             ["--n", "16", "--c", "18", "--k", "4"],
-            "c must satisfy c <= n (more correct generations than generations); got c=18 with n=16",
+            "--c must satisfy --c <= --n (more correct generations than generations); got --c 18 with --n 16",
         ),
-        (["--n", "16", "--c", "8", "--k", "20"], "ks must satisfy k <= n; got k=20 with n=16"),
-        (["--n", "16", "--c", "8", "--k", "0"], "k must satisfy k >= 1; got k=0"),
-        (["--n", "16", "--c", "8", "--k", "4", "--thresholds", "1.5"], "tau must be in [0, 1]; got tau=1.5"),
+        (["--n", "16", "--c", "8", "--k", "20"], "--k must satisfy --k <= --n; got --k 20 with --n 16"),
+        (["--n", "16", "--c", "8", "--k", "0"], "--k must satisfy --k >= 1; got --k 0"),
+        (
+            ["--n", "16", "--c", "8", "--k", "4", "--thresholds", "1.5"],
+            "--thresholds must be in [0, 1]; got --thresholds 1.5",
+        ),
         (["--n", "16", "--c", "x", "--k", "4"], "argument --c: invalid int value: 'x'"),
     ],
 )
@@ -65,7 +68,7 @@ def test_the_console_entry_point_exits_2_with_one_line():
     )
     assert completed.returncode == 2 and completed.stdout == ""
     assert completed.stderr.strip().splitlines() == [
-        "gpassk calc: error: c must satisfy c <= n (more correct generations than generations); got c=18 with n=16"
+        "gpassk calc: error: --c must satisfy --c <= --n (more correct generations than generations); got --c 18 with --n 16"
     ]
 
 

@@ -259,7 +259,7 @@ def test_an_absurd_concurrency_is_one_line_exit_2(tmp_path, capsys):
     )
     error = capsys.readouterr().err.strip()
     assert code == 2
-    assert error == "gpassk score: error: concurrency = 2000000: input should be less than or equal to 1024"
+    assert error == "gpassk score: error: --concurrency 2000000: input should be less than or equal to 1024"
 
 
 @pytest.mark.parametrize(

@@ -120,8 +120,8 @@ def test_no_usable_results_is_an_error_after_the_warnings(tmp_path, capsys):
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--k", "0"], "k must be a positive integer, got 0"),
-        (["--thresholds", "0.5", "1.5"], "threshold τ must lie in [0, 1], got 1.5"),
+        (["--k", "0"], "--k must be a positive integer, got 0"),
+        (["--thresholds", "0.5", "1.5"], "--thresholds must lie in [0, 1], got 1.5"),
         (["--tolerance", "-1", "--compare-published"], "--tolerance must be >= 0, got -1"),
         (["--benchmarks", "AIME-2O25"], "unknown benchmark 'AIME-2O25'; did you mean 'AIME2025'?"),
         (["-o", "a.md", "-o", "b.json", "--format", "md"], "--format applies to a single --output"),

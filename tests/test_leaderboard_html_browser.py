@@ -22,7 +22,9 @@ SAMPLED = ("G-Pass@16_0.5", "G-Pass@16_0.75", "G-Pass@16_1.0", "mG-Pass@16")
 #: A real headless Chromium drives the page: end to end, and skipped where Chromium is missing.
 pytestmark = [
     pytest.mark.e2e,
-    pytest.mark.skipif(chromium_path() is None, reason="needs Debian's chromium (CI installs it)"),
+    pytest.mark.skipif(
+        chromium_path() is None, reason="needs chromium (Debian/Ubuntu: apt-get install chromium; CI installs it)"
+    ),
 ]
 
 TABLE_JS = """

@@ -242,7 +242,7 @@ def test_score_cli_interval_both_and_a_bad_prior(tmp_path, capsys):
     )
     assert "credible" in capsys.readouterr().out
     assert main(["score", str(source), "--k", "2", "--interval", "bayes", "--prior", "1", "-1"]) == EXIT_USAGE
-    assert capsys.readouterr().err.strip() == "gpassk score: error: prior beta0 must be a finite number > 0; got -1.0"
+    assert capsys.readouterr().err.strip() == "gpassk score: error: --prior beta0 must be a finite number > 0; got -1.0"
 
 
 def test_score_on_a_run_folder_points_to_rejudge(tmp_path, capsys):

@@ -192,18 +192,18 @@ def test_bad_input_lines_fail_before_any_judge_request(loopback_openai, tmp_path
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--k", "0"], "k must satisfy k >= 1"),
-        (["--k", "4", "--thresholds", "1.5"], "tau must be in [0, 1]; got tau=1.5"),
+        (["--k", "0"], "--k must satisfy --k >= 1"),
+        (["--k", "4", "--thresholds", "1.5"], "--thresholds must be in [0, 1]; got --thresholds 1.5"),
         (["--k", "4", "--judge", "llm"], "judge kind 'llm' needs at least one judge URL"),
         (["--k", "4", "--judge", "rule", "--judge-url", "http://127.0.0.1:9/v1"], "uses no judge model but URLs"),
         (["--k", "4", "--judge-url", "http://127.0.0.1:9"], "has no path"),
         (
             ["--k", "4", "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "m", "--concurrency", "0"],
-            "concurrency = 0: input should be greater than or equal to 1",
+            "--concurrency 0: input should be greater than or equal to 1",
         ),
         (["--k", "4", "--output", "/nonexistent-dir/scores.json"], "folder /nonexistent-dir does not exist"),
-        (["--k", "4", "--ci", "1.5"], "ci must be in (0, 1), got 1.5"),
-        (["--k", "4", "--bootstrap", "0"], "n_boot = 0: input should be greater than or equal to 1"),
+        (["--k", "4", "--ci", "1.5"], "--ci must be in (0, 1), got 1.5"),
+        (["--k", "4", "--bootstrap", "0"], "--bootstrap 0: input should be greater than or equal to 1"),
         (
             ["--k", "4", "--rule-timeout", "0"],
             "--rule-timeout 0 is out of range: math-verify's time per parse or "

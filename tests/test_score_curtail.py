@@ -182,7 +182,7 @@ def test_what_the_design_cannot_have_produced_is_one_line_and_nothing_is_written
 def test_k_above_n1_is_refused_before_reading(tmp_path, capsys):
     done = run_main(capsys, "score", str(tmp_path / "absent.jsonl"), "--k", "8", "--curtail", "4:12", "--no-cache")
     assert done.returncode == 2
-    assert "k=8 is above n1=4 of --curtail 4:12:all-wrong: every k must be at most" in done.stderr
+    assert "--k 8 is above n1=4 of --curtail 4:12:all-wrong: every --k must be at most" in done.stderr
 
 
 def test_an_unresolved_stage_one_verdict_leaves_the_question_unresolved(tmp_path):

@@ -24,10 +24,13 @@ def one_line_error(capsys) -> str:
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--n", "100000000", "--c", "5", "--k", "100000000"], f"n must satisfy n <= {MAX_N} (MAX_N"),
-        (["--n", "16", "--c", "5", "--k", "100000000"], f"k must satisfy k <= {MAX_N} (MAX_N"),
-        (["--n", "16", "--c", "5", "--k", "4", "8", "4"], "ks repeat k=4; give each k once"),
-        (["--n", "16", "--c", "5", "--k", "4", "--thresholds", "0.5", "1", "0.50"], "thresholds repeat tau=0.5"),
+        (["--n", "100000000", "--c", "5", "--k", "100000000"], f"--n must satisfy --n <= {MAX_N} (MAX_N"),
+        (["--n", "16", "--c", "5", "--k", "100000000"], f"--k must satisfy --k <= {MAX_N} (MAX_N"),
+        (["--n", "16", "--c", "5", "--k", "4", "8", "4"], "--k repeat --k 4; give each --k once"),
+        (
+            ["--n", "16", "--c", "5", "--k", "4", "--thresholds", "0.5", "1", "0.50"],
+            "--thresholds repeat --thresholds 0.5",
+        ),
     ],
 )
 def test_calc_refuses_huge_sizes_and_repeats_without_allocating(capsys, argv, message):
@@ -47,10 +50,10 @@ def test_calc_refuses_huge_sizes_and_repeats_without_allocating(capsys, argv, me
     [
         (
             ["--bootstrap", "10000000000"],
-            f"n_boot = 10000000000: input should be less than or equal to {MAX_BOOTSTRAP}",
+            f"--bootstrap 10000000000: input should be less than or equal to {MAX_BOOTSTRAP}",
         ),
-        (["--k", "4", "4"], "ks repeat k=4"),
-        (["--thresholds", "0.25", "0.25"], "thresholds repeat tau=0.25"),
+        (["--k", "4", "4"], "--k repeat --k 4"),
+        (["--thresholds", "0.25", "0.25"], "--thresholds repeat --thresholds 0.25"),
     ],
 )
 def test_score_refuses_them_before_any_judge_request(loopback_openai, tmp_path, capsys, extra, message):

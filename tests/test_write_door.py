@@ -396,7 +396,7 @@ def test_repeated_k_and_thresholds_add_up(gens, tmp_path, capsys):
 
 def test_repeating_a_value_is_refused_in_one_line(gens, capsys):
     assert main(["score", str(gens), "--k", "2", "--k", "2", "--quiet"]) == EXIT_USAGE
-    assert "ks repeat k=2; give each k once" in one_line(capsys.readouterr().err)
+    assert "--k repeat --k 2; give each --k once" in one_line(capsys.readouterr().err)
 
 
 def test_the_leaderboard_k_given_twice_is_refused(outputs, capsys):

@@ -1,7 +1,11 @@
 """The ``gpassk`` command line: arguments, logging and exit codes; the work is in the package.
 
 Each subcommand is a module exposing ``add_parser(subparsers)``, its parser carrying ``func=run`` (``run(args)
--> int``); only the chosen one is imported (:data:`SUBCOMMANDS`). Every command logs through one redacted stderr
+-> int``); only the chosen one is imported (:data:`SUBCOMMANDS`). Everything a command prints (messages, tables,
+reports, log lines, a bug's traceback) passes through the console door, :func:`gpassk_opencompass.console.inert`:
+:func:`main` runs it with ``sys.stdout`` and ``sys.stderr`` wrapped (:func:`~gpassk_opencompass.console.console_streams`),
+so no command can print around it; its progress bars come from :func:`~gpassk_opencompass.console.progress`
+(drawn on a terminal only). Every command logs through one redacted stderr
 sink (:func:`configure_logging`); an exception that ends a command is mapped to its exit code and one redacted
 line in one place, :func:`ending` (any other exception is a bug and keeps its traceback); SIGTERM and SIGHUP stop
 a command as Ctrl-C does (:func:`stop_on_signals`), and one that keeps something for a rerun says so
@@ -22,15 +26,17 @@ a command as Ctrl-C does (:func:`stop_on_signals`), and one that keeps something
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import import_module
 
 from gpassk_opencompass import __version__
+from gpassk_opencompass.console import console_streams, inert
 from gpassk_opencompass.errors import IncompleteResults, InputError, WriteError, clause
 from gpassk_opencompass.redaction import redact
 
@@ -271,6 +277,77 @@ class Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+#: A quoted value in a message ('q1', "a b"): its words are the input's, never renamed.
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def option_words(message: str, options: Mapping[str, str]) -> str:
+    """``message`` with each parameter of ``options`` named as the option the user typed: ``k=8`` and
+    ``k = 8`` become ``--k 8``, a bare ``ks`` becomes ``--k``; quoted values and longer words are left alone.
+
+    >>> names = {"k": "--k", "ks": "--k", "n": "--n", "tau": "--thresholds"}
+    >>> option_words("ks must satisfy k <= n; got k=8 with n=4", names)
+    '--k must satisfy --k <= --n; got --k 8 with --n 4'
+    >>> option_words("tau must be in [0, 1]; got tau=1.5 for question 'n'", names)
+    "--thresholds must be in [0, 1]; got --thresholds 1.5 for question 'n'"
+    """
+    if not options:
+        return message
+    names = "|".join(re.escape(name) for name in sorted(options, key=len, reverse=True))
+    word = re.compile(rf"(?<![-\w./\\])({names})(?![-\w/\\])(\s*=(?!=)\s*)?")  # a path's parts stay
+
+    def rename(found: re.Match) -> str:
+        return options[found[1]] + (" " if found[2] else "")
+
+    parts = _QUOTED.split(message)
+    quoted = _QUOTED.findall(message)
+    renamed = [word.sub(rename, part) for part in parts]
+    text = "".join(part + (quoted[index] if index < len(quoted) else "") for index, part in enumerate(renamed))
+    return re.sub(r"(--[\w-]+) \(\1\)", r"\1", text)  # "--rule-timeout (rule_timeout)": said once
+
+
+@contextmanager
+def typed_as(options: Mapping[str, str]) -> Iterator[None]:
+    """Within the block, an :class:`InputError` names the options the user typed, not the parameters their
+    values became (:func:`option_words`): what a command wraps around the checks of its options, so
+    ``gpassk calc --k 8 --n 4`` says ``--k``, never ``ks``.
+
+    >>> with typed_as({"n_boot": "--bootstrap"}):
+    ...     raise InputError("n_boot = 0: input should be greater than or equal to 1")
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: --bootstrap 0: input should be greater than or equal to 1
+    """
+    try:
+        yield
+    except InputError as error:
+        renamed = option_words(str(error), options)
+        if renamed == str(error):
+            raise  # nothing to rename: the error as it was (its own type too)
+        raise InputError(renamed) from None
+
+
+#: The parameters the shared judge and metric options (:func:`add_k_option`, ``--thresholds``, ``gpassk score``'s
+#: and ``rejudge``'s judge and interval options) become, by the option the user typed.
+SHARED_OPTIONS = {
+    "k": "--k",
+    "ks": "--k",
+    "tau": "--thresholds",
+    "thresholds": "--thresholds",
+    "n_boot": "--bootstrap",
+    "ci": "--ci",
+    "prior": "--prior",
+    "seed": "--seed",
+    "concurrency": "--concurrency",
+    "request_timeout": "--request-timeout",
+    "max_tokens": "--judge-max-tokens",
+    "progress_window": "--progress-window",
+    "max_retries": "--max-retries",
+    "rule_timeout": "--rule-timeout",
+    "judge_timeout": "--judge-timeout",
+}
+
+
 def add_k_option(parser: argparse.ArgumentParser, help: str = "draws (each <= n)", required: bool = False) -> None:
     """``--k K ...``, defined once for every command that takes k values (repeats add up: :class:`AddUp`)."""
     parser.add_argument("--k", type=int, nargs="+", action=AddUp, required=required, metavar="K", help=help)
@@ -311,27 +388,41 @@ def add_match_by_option(parser: argparse.ArgumentParser) -> None:
 def configure_logging(level: str = "INFO") -> None:
     """Every command's logging: one stderr sink (beside progress bars).
 
-    Every record's message is redacted already (:mod:`gpassk_opencompass.log`); the sink redacts a traceback,
-    which is added after that. It looks ``sys.stderr`` up per message, so it follows a swapped stream (tests,
-    notebooks).
+    Every record's message is redacted and inert already (:mod:`gpassk_opencompass.log`); the sink redacts a
+    traceback, which is added after that, and writes through the console door
+    (:func:`gpassk_opencompass.console.write_above_bars`). It looks ``sys.stderr`` up per message, so it follows
+    a swapped stream (tests, notebooks).
     """
-    from tqdm import tqdm
-
+    from gpassk_opencompass.console import write_above_bars
     from gpassk_opencompass.log import enable_logging, logger
 
     def write(message) -> None:
         text = str(message)
         if message.record["exception"] is not None:  # the message is redacted; its traceback is added later
             text = redact(text)
-        tqdm.write(text, file=sys.stderr, end="")
+        write_above_bars(text)
 
     logger.remove()
     logger.add(write, level=level, format="{level}: {message}")
     enable_logging()
 
 
+def _bug_through_the_door(kind, error, trace) -> None:
+    """``sys.excepthook`` of a ``gpassk`` process: a bug's traceback, redacted and inert, on stderr (exit 1)."""
+    import traceback
+
+    sys.stderr.write(inert(redact("".join(traceback.format_exception(kind, error, trace)))))
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """``gpassk``: every byte it prints passes through the console door (:func:`console.console_streams`),
+    a bug's traceback too (its ``sys.excepthook``); the exit code of the command's outcome (:func:`ending`)."""
+    sys.excepthook = _bug_through_the_door
+    with console_streams():
+        return _command(sys.argv[1:] if argv is None else list(argv))
+
+
+def _command(argv: list[str]) -> int:
     chosen = next((word for word in argv if not word.startswith("-")), None)
     parser = build_parser([chosen] if chosen in SUBCOMMANDS else [])
     args = parser.parse_args(argv)

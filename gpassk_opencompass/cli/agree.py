@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from gpassk_opencompass import defaults
-from gpassk_opencompass.cli import EXIT_INCOMPLETE, EXIT_OK, SUBCOMMANDS, add_match_by_option
+from gpassk_opencompass.cli import EXIT_INCOMPLETE, EXIT_OK, SUBCOMMANDS, add_match_by_option, typed_as
 from gpassk_opencompass.errors import InputError
 
 
@@ -54,15 +54,16 @@ def run(args: argparse.Namespace) -> int:
 
     if args.limit < 0:
         raise InputError(f"--limit must be >= 0; got {args.limit}")
-    answer = agree(
-        args.results_a,
-        args.results_b,
-        ci=args.ci,
-        json_path=args.json,
-        html_path=args.html,
-        markdown_path=args.markdown,
-        match_by=args.match_by,
-        limit=args.limit,
-    )
+    with typed_as({"ci": "--ci"}):
+        answer = agree(
+            args.results_a,
+            args.results_b,
+            ci=args.ci,
+            json_path=args.json,
+            html_path=args.html,
+            markdown_path=args.markdown,
+            match_by=args.match_by,
+            limit=args.limit,
+        )
     sys.stdout.write(answer.text)
     return EXIT_OK if answer.complete else EXIT_INCOMPLETE

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS, add_k_option, add_thresholds_option
+from gpassk_opencompass.checks import non_negative_int
+from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS, add_k_option, add_thresholds_option, typed_as
 from gpassk_opencompass.curtailed import Curtailed
 from gpassk_opencompass.metrics import summarize
 from gpassk_opencompass.render.console import metric_table
@@ -35,10 +36,16 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
+#: The parameters ``gpassk calc``'s options become, by the option the user typed (:func:`~gpassk_opencompass.cli.typed_as`).
+OPTIONS = {"n": "--n", "c": "--c", "k": "--k", "ks": "--k", "tau": "--thresholds", "thresholds": "--thresholds"}
+
+
 def run(args: argparse.Namespace) -> int:
     design = None if args.curtail is None else Curtailed.parse(args.curtail)
-    # an InputError names a bad value (under a design: an outcome it cannot produce)
-    result = summarize([args.c], args.n, k=args.k, thresholds=args.thresholds, design=design)
+    non_negative_int(args.digits, "--digits")
+    # an InputError names a bad value by its option (under a design: an outcome it cannot produce)
+    with typed_as(OPTIONS):
+        result = summarize([args.c], args.n, k=args.k, thresholds=args.thresholds, design=design)
     scale = 1.0 if args.percent else 0.01
     if args.json:
         print(json.dumps({key: value * scale for key, value in result.items()}, indent=2))

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from gpassk_opencompass import defaults
-from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS, add_match_by_option
+from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS, add_match_by_option, typed_as
 
 
 def add_parser(subparsers) -> None:
@@ -59,16 +59,17 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from gpassk_opencompass.analysis.comparison import compare
 
-    text = compare(
-        args.run_a,
-        args.run_b,
-        ci=args.ci,
-        n_boot=args.n_boot,
-        n_perm=args.n_perm,
-        seed=args.seed,
-        json_path=args.json,
-        markdown_path=args.markdown,
-        match_by=args.match_by,
-    )
+    with typed_as({"ci": "--ci", "n_boot": "--n-boot", "n_perm": "--n-perm", "seed": "--seed"}):
+        text = compare(
+            args.run_a,
+            args.run_b,
+            ci=args.ci,
+            n_boot=args.n_boot,
+            n_perm=args.n_perm,
+            seed=args.seed,
+            json_path=args.json,
+            markdown_path=args.markdown,
+            match_by=args.match_by,
+        )
     sys.stdout.write(text)
     return EXIT_OK

@@ -10,7 +10,6 @@ allowed), 1 something is missing or unreadable, 2 an unknown benchmark name.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from gpassk_opencompass.catalog import BENCHMARKS
 from gpassk_opencompass.cli import EXIT_NOT_DONE, EXIT_OK, SUBCOMMANDS
@@ -54,17 +53,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 
 def run(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
+    from gpassk_opencompass.console import progress
     from gpassk_opencompass.plugin.data_check import check_benchmark, check_names, environment_note
     from gpassk_opencompass.render.console import data_check_report
 
     names = check_names(args.benchmarks)  # InputError (exit 2) before anything is read
     checks = [
         check_benchmark(name)
-        for name in tqdm(
-            names, desc="checking data", unit="benchmark", disable=True if args.no_progress else None, file=sys.stderr
-        )
+        for name in progress(names, desc="checking data", unit="benchmark", show=not args.no_progress)
     ]
     print(data_check_report(checks, environment_note()))
     return EXIT_OK if all(check.usable for check in checks) else EXIT_NOT_DONE

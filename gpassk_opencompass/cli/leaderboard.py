@@ -21,8 +21,15 @@ from gpassk_opencompass.cli import (
     Once,
     add_thresholds_option,
     exit_codes_epilog,
+    typed_as,
 )
-from gpassk_opencompass.leaderboard.pipeline import FORMATS, LeaderboardOutcome, LeaderboardRequest, make_leaderboard
+from gpassk_opencompass.leaderboard.pipeline import (
+    FORMATS,
+    LeaderboardOutcome,
+    LeaderboardRequest,
+    check_request,
+    make_leaderboard,
+)
 from gpassk_opencompass.leaderboard.published import DEFAULT_TOLERANCE
 from gpassk_opencompass.leaderboard.ranking import CORRECTIONS
 from gpassk_opencompass.leaderboard.table import LEADERBOARD_THRESHOLDS
@@ -190,31 +197,34 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     return parser
 
 
+#: The parameters ``gpassk leaderboard``'s options become, as its checks name them, by the option the user typed.
+OPTIONS = {"k": "--k", "threshold τ": "--thresholds", "the significance level": "--significance"}
+
+
 def run(args: argparse.Namespace) -> int:
-    return EXIT_OF_OUTCOME[
-        make_leaderboard(
-            LeaderboardRequest(
-                outputs=tuple(args.outputs),
-                files=tuple(args.output),
-                fmt=args.format,
-                k=args.k,
-                thresholds=tuple(args.thresholds),
-                benchmarks=None if args.benchmarks is None else tuple(args.benchmarks),
-                temperature=args.temperature,
-                intervals=args.ci,
-                compare_published=args.compare_published,
-                published=args.published,
-                tolerance=args.tolerance,
-                allow_unresolved=args.allow_unresolved,
-                allow_inconsistent=args.allow_inconsistent,
-                manifests=tuple(args.manifest),
-                plots=args.plots,
-                sort_by=args.sort_by,
-                significance=args.significance,
-                correction=args.correction,
-                resamples=args.resamples,
-                seed=args.seed,
-                explorer=args.explorer,
-            )
-        )
-    ]
+    request = LeaderboardRequest(
+        outputs=tuple(args.outputs),
+        files=tuple(args.output),
+        fmt=args.format,
+        k=args.k,
+        thresholds=tuple(args.thresholds),
+        benchmarks=None if args.benchmarks is None else tuple(args.benchmarks),
+        temperature=args.temperature,
+        intervals=args.ci,
+        compare_published=args.compare_published,
+        published=args.published,
+        tolerance=args.tolerance,
+        allow_unresolved=args.allow_unresolved,
+        allow_inconsistent=args.allow_inconsistent,
+        manifests=tuple(args.manifest),
+        plots=args.plots,
+        sort_by=args.sort_by,
+        significance=args.significance,
+        correction=args.correction,
+        resamples=args.resamples,
+        seed=args.seed,
+        explorer=args.explorer,
+    )
+    with typed_as(OPTIONS):  # the options' own checks, before anything is read, naming them as typed
+        check_request(request)
+    return EXIT_OF_OUTCOME[make_leaderboard(request)]

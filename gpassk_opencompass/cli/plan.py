@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from gpassk_opencompass import defaults
-from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS, AddUp, add_k_option, add_thresholds_option
+from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS, AddUp, add_k_option, add_thresholds_option, typed_as
 from gpassk_opencompass.curtailed import DEFAULT_RULE, RULES, Curtailed
 
 
@@ -88,21 +88,22 @@ def run(args: argparse.Namespace) -> int:
     from gpassk_opencompass.analysis.planning import plan
 
     design = Curtailed.parse(args.curtail) if args.curtail is not None else None
-    text = plan(
-        args.pilot,
-        args.n,
-        questions=args.questions,
-        target=args.target,
-        k=args.k,
-        thresholds=args.thresholds,
-        level=args.level,
-        include_question_sampling=not args.fixed_questions,
-        calibration_png=args.calibration_plot,
-        replications=args.replications,
-        seed=args.seed,
-        json_path=args.json,
-        markdown_path=args.markdown,
-        design=design,
-    )
+    with typed_as({"level": "--level", "tau": "--thresholds", "thresholds": "--thresholds"}):
+        text = plan(
+            args.pilot,
+            args.n,
+            questions=args.questions,
+            target=args.target,
+            k=args.k,
+            thresholds=args.thresholds,
+            level=args.level,
+            include_question_sampling=not args.fixed_questions,
+            calibration_png=args.calibration_plot,
+            replications=args.replications,
+            seed=args.seed,
+            json_path=args.json,
+            markdown_path=args.markdown,
+            design=design,
+        )
     sys.stdout.write(text)
     return EXIT_OK

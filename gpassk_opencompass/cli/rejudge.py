@@ -8,13 +8,23 @@ from __future__ import annotations
 
 import argparse
 
-from gpassk_opencompass.cli import EXIT_INCOMPLETE, EXIT_OK, SUBCOMMANDS, Resumable, add_k_option, exit_codes_epilog
+from gpassk_opencompass.cli import (
+    EXIT_INCOMPLETE,
+    EXIT_OK,
+    SHARED_OPTIONS,
+    SUBCOMMANDS,
+    Resumable,
+    add_k_option,
+    exit_codes_epilog,
+    typed_as,
+)
 from gpassk_opencompass.cli.score import (
     add_judge_options,
     add_metric_options,
     judge_options,
     resume_hint,
     say,
+    scoring_request,
 )
 from gpassk_opencompass.redaction import redact
 
@@ -77,7 +87,14 @@ def run(args: argparse.Namespace) -> int:
 
     kept = "every verdict that arrived is kept under the output run's results/"
     args.resumable = Resumable(kept, after_write=False)  # its cache is under the output run too
-    rejudged = rejudge_run(args.run, evaluator_keywords(args), output_dir=args.output, ks=args.k)
+    from gpassk_opencompass.judges.registry import resolve_judge
+
+    with typed_as(SHARED_OPTIONS):  # the options' own checks, naming them as typed, before the run is read
+        resolve_judge(args.judge, **judge_options(args))
+        scoring_request(args, args.k or [1])
+        keywords = evaluator_keywords(args)
+    with typed_as({"ks": "--k", "tau": "--thresholds"}):  # k against the run's n
+        rejudged = rejudge_run(args.run, keywords, output_dir=args.output, ks=args.k)
     incomplete = False
     for one in rejudged:
         print(f"== {one.target.model_abbr} x {one.target.dataset_abbr}: {one.path}")

@@ -15,11 +15,13 @@ from gpassk_opencompass import defaults
 from gpassk_opencompass.cli import (
     EXIT_INCOMPLETE,
     EXIT_OK,
+    SHARED_OPTIONS,
     SUBCOMMANDS,
     Resumable,
     add_k_option,
     add_thresholds_option,
     exit_codes_epilog,
+    typed_as,
 )
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import JudgeSettings
@@ -350,19 +352,27 @@ def run(args: argparse.Namespace) -> int:
     if args.cache and args.no_cache:
         raise InputError("--cache and --no-cache contradict each other; give one")
     cache_choice = False if args.no_cache else (args.cache or True)
-    request = scoring_request(args, args.k)  # a bad request before anything is read
+    with typed_as(SHARED_OPTIONS):  # a bad option's message names it as typed, before anything is read
+        judge = resolve_judge(args.judge, **judge_options(args))
+        request = scoring_request(args, args.k)
     resolved = resolve_input(args.input, args.format)  # once: its files, their identities, its format and layout
-    judge = with_verdict_cache(resolve_judge(args.judge, **judge_options(args)), cache_choice, resolved.identity)
+    judge = with_verdict_cache(judge, cache_choice, resolved.identity)
     kind, cache = judge.name, judge.cache_path
-    if args.judge == "auto":
-        logger.info("judge: {} ({})", kind, "--judge-url given" if args.judge_url else "no --judge-url")
     kept = (
         f"every verdict that arrived is kept in {cache}"
         if cache is not None
         else "no verdict cache (--no-cache, the rule judge or a user judge): nothing is kept"
     )
-    if cache is not None:
-        logger.info("verdict cache: {} (rerun the same command to resume)", cache)
+
+    def announce(layout) -> None:
+        """The work, said once the inputs are checked and read (never before a mistake in them)."""
+        if args.judge == "auto":
+            logger.info("judge: {} ({})", kind, "--judge-url given" if args.judge_url else "no --judge-url")
+        if cache is not None:
+            logger.info("verdict cache: {} (rerun the same command to resume)", cache)
+        if layout is not None:
+            say(layout_line(layout))
+
     args.resumable = Resumable(kept, store=None if cache is None else str(cache))
     result = score_file(
         resolved,
@@ -373,7 +383,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         format=args.format,
         allow_missing=args.allow_missing,
-        on_layout=lambda layout: say(layout_line(layout)),
+        on_layout=announce,
         next_round=args.next_round,
     )
     incomplete = result.unresolved > 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from gpassk_opencompass.cli import EXIT_OK, SUBCOMMANDS
 from gpassk_opencompass.errors import InputError
@@ -45,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         check_export_folder(args.export)
     with Viewer(args.paths) as viewer:
         if args.export is not None:
-            print(export(viewer, args.export).describe(), file=sys.stdout, flush=True)
+            print(export(viewer, args.export).describe(), flush=True)
             return EXIT_OK
         serve(viewer, args.host or DEFAULT_HOST, args.port)
     return EXIT_OK

@@ -18,7 +18,8 @@
 point.  May import: :mod:`~gpassk_opencompass.catalog`, :mod:`~gpassk_opencompass.checks`,
 :mod:`~gpassk_opencompass.curtailed` (a template's ``curtail``, a curtailed run's rounds),
 :mod:`~gpassk_opencompass.contracts`, :mod:`~gpassk_opencompass.defaults`, :mod:`~gpassk_opencompass.errors`,
-:mod:`~gpassk_opencompass.files`, :mod:`~gpassk_opencompass.redaction`, :mod:`~gpassk_opencompass.log`, the judge
+:mod:`~gpassk_opencompass.files`, :mod:`~gpassk_opencompass.redaction`, :mod:`~gpassk_opencompass.log`,
+:mod:`~gpassk_opencompass.console` (progress bars, a log's bars read without their sequences), the judge
 names and prompts (:mod:`~gpassk_opencompass.judges`) and the results reader (:mod:`~gpassk_opencompass.scoring`);
 the configs it writes reference the plugin's classes by import path, which it never imports.
 """

@@ -28,7 +28,6 @@ import shlex
 import signal
 import socket
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -37,8 +36,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from tqdm import tqdm
-
+from gpassk_opencompass import console
 from gpassk_opencompass.errors import InputError, WriteError
 from gpassk_opencompass.files.writing import write_text_atomic
 from gpassk_opencompass.grid import rounds
@@ -561,13 +559,8 @@ class Launcher:
         """
         outcomes: list[Outcome] = []
         counts = {DONE: 0, INCOMPLETE: 0, FAILED: 0}
-        bar = tqdm(
-            total=len(launches),
-            unit="config",
-            desc="grid",
-            disable=True if not progress or not launches else None,  # None: on a terminal only
-            file=sys.stderr,
-            dynamic_ncols=True,
+        bar = console.progress(  # on a terminal only
+            total=len(launches), unit="config", desc="grid", show=progress and bool(launches), dynamic_ncols=True
         )
         pool = ThreadPoolExecutor(max_workers=self.options.max_parallel, thread_name_prefix="opencompass")
         pending: dict[Future, Launch] = {}

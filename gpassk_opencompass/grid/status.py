@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from gpassk_opencompass.console import without_sequences
 from gpassk_opencompass.curtailed import Curtailed
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import UnreadableJSON, find_files, read_json_file, read_tail
@@ -272,7 +273,6 @@ _BAR = re.compile(
 )
 #: The unit of a bar's rate: ``1.89it/s``, ``?answer/s``, ``2.5s/verdict``.
 _UNIT = re.compile(r"([A-Za-z]+)/s$|^[\d.]+s/([A-Za-z]+)$")
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 #: ``{"idx": "31", ...}``: a line of OpenCompass's ``tmp_<part>.jsonl``, the answers an infer task has saved so far.
 _SAVED = re.compile(rb'(?:^|\n)\{"idx": "?(\d+)')
 #: How much of a log's end (or of a ``tmp_*.jsonl``'s) is read for the progress: bars are redrawn there.
@@ -327,7 +327,7 @@ def last_bar(text: str, keep: Callable[[Bar], bool] = lambda bar: True) -> Bar |
     'rule judge'
     """
     found = None
-    for segment in re.split(r"[\r\n]", _ANSI.sub("", text)):
+    for segment in re.split(r"[\r\n]", without_sequences(text)):
         match = _BAR.match(segment)
         if match is None:
             continue
@@ -424,8 +424,11 @@ def _live_process(path: Path, is_alive: Callable[[int], bool]) -> str | None:
     """Where the process a ``{"host", "pid"}`` record names still runs; another host's cannot be checked: it counts."""
     try:
         record = read_json_file(path)
+    except (OSError, InputError):  # gone, unreadable or not JSON (InputError: the read door's refusals)
+        return None
+    try:
         host, pid = record["host"], int(record["pid"])
-    except (OSError, InputError, KeyError, TypeError, ValueError):  # ValueError: a pid that is not a number
+    except (KeyError, TypeError, ValueError):  # int()'s ValueError: a pid that is not a number
         return None
     if host != socket.gethostname():
         return f"host {host}"

@@ -13,7 +13,8 @@ when its user chose it (:func:`~gpassk_opencompass.judges.registry.with_verdict_
 
 May import: :mod:`~gpassk_opencompass.errors`, :mod:`~gpassk_opencompass.checks`,
 :mod:`~gpassk_opencompass.contracts`, :mod:`~gpassk_opencompass.defaults`, :mod:`~gpassk_opencompass.files`,
-:mod:`~gpassk_opencompass.redaction`, :mod:`~gpassk_opencompass.log` (openai, math-verify, tqdm, pydantic).
+:mod:`~gpassk_opencompass.redaction`, :mod:`~gpassk_opencompass.log`, :mod:`~gpassk_opencompass.console` (progress
+bars) (openai, math-verify, pydantic).
 
 >>> from gpassk_opencompass.judges import JudgeItem, JudgeSettings, judge_items
 >>> items = [JudgeItem(question="Compute 1/2 + 1/2.", reference="1", response=r"... so the sum is \boxed{1}."),

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
@@ -22,8 +21,7 @@ from pathlib import Path
 from typing import cast
 from urllib.parse import urlsplit
 
-from tqdm import tqdm
-
+from gpassk_opencompass import console
 from gpassk_opencompass.errors import clause
 from gpassk_opencompass.judges.cache import VerdictCache, verdict_key
 from gpassk_opencompass.judges.extraction import MAX_ANSWER_CHARS, extract
@@ -300,12 +298,8 @@ def _model_stage(
             )
             for index in to_ask
         ]
-        bar = tqdm(
-            total=len(to_ask),
-            desc=f"judging with {settings.model}",
-            unit="verdict",
-            file=sys.stderr,
-            disable=not progress or not to_ask,
+        bar = console.progress(
+            total=len(to_ask), desc=f"judging with {settings.model}", unit="verdict", show=progress and bool(to_ask)
         )
 
         def on_answer(position: int, answer: JudgeAnswer) -> None:

@@ -66,6 +66,18 @@ class _NoClaim(Exception):
     """The text is outside the grammar: nothing is claimed about its size."""
 
 
+def _fraction(token: str) -> Fraction:
+    """A number token as a fraction; one past Python's digit limit for int conversion claims nothing.
+
+    >>> _fraction("1.25"), magnitude("1" * 5000) is None
+    (Fraction(5, 4), True)
+    """
+    try:
+        return Fraction(token)
+    except ValueError:  # Fraction's own: "Exceeds the limit (4300 digits) for integer string conversion"
+        raise _NoClaim from None
+
+
 def magnitude(text: str) -> Size | None:
     """Bounds on ``log10 |value|`` of the number ``text`` writes, ``None`` outside the grammar (module docstring)."""
     tokens = [token for token in _TOKEN.findall(text) if not token.isspace() and token not in _SPACES]
@@ -76,7 +88,7 @@ def magnitude(text: str) -> Size | None:
         size = parser.sum(0)
         if parser.at < len(tokens):
             raise _NoClaim
-    except (_NoClaim, ArithmeticError, ValueError):
+    except (_NoClaim, ArithmeticError):
         return None
     return size
 
@@ -300,8 +312,8 @@ class _Parser:
         if token is not None and token.isdigit() and len(token) > 1:
             # "10^235423523": LaTeX reads 10^{2}35423523, many readers 10^{235423523}: cover both
             self.take()
-            whole = _power(base, _exact(Fraction(token)))
-            latex = _product(_power(base, _exact(Fraction(token[0]))), _exact(Fraction(token[1:])), divide=False)
+            whole = _power(base, _exact(_fraction(token)))
+            latex = _product(_power(base, _exact(_fraction(token[0]))), _exact(_fraction(token[1:])), divide=False)
             return Size(
                 min(whole.lo, latex.lo),
                 max(whole.hi, latex.hi),
@@ -345,7 +357,7 @@ class _Parser:
             self.take(_OPEN[token])
             return size
         if token[0].isdigit() or token[0] == ".":
-            return _exact(Fraction(token))
+            return _exact(_fraction(token))
         if token == "\\pi":
             return Size(*_widen(math.log10(math.pi), math.log10(math.pi)), None, 1)
         if token in _FRACTIONS:

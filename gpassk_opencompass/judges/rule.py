@@ -334,20 +334,21 @@ def numeric_difference(gold, target, *, timeout: int) -> Sample:
     def values() -> list:  # sympy numbers: no overflow or underflow (10^{-10^9} is not 0)
         return [side.evalf(30, subs=point) for side in (gold, *sides)]
 
-    try:
+    try:  # sympy's evaluation, comparison and printing of the values: its errors only
         gold_value, *side_values = values()
-        if not all(value.is_number and value.is_finite for value in (gold_value, *side_values)):
-            return Sample(None, f"no numeric check: the values {at}are not all finite numbers")
-        differ = all(
+        finite = all(value.is_number and value.is_finite for value in (gold_value, *side_values))
+        differ = finite and all(
             bool(abs(gold_value - value) > _NUMERIC_TOLERANCE * Max(abs(gold_value), abs(value), _ZERO))
             for value in side_values
         )
-        shown = " = ".join(_shown(value) for value in side_values)
-        values_said = f"the answer is {shown} and the reference {_shown(gold_value)}"
+        shown = " = ".join(_shown(value) for value in side_values) if finite else ""
+        values_said = f"the answer is {shown} and the reference {_shown(gold_value)}" if finite else ""
     except TimeoutException:
         return Sample(None, f"no numeric check: evaluating {at}took over {timeout}s")
     except (TypeError, ValueError, ArithmeticError, RecursionError) as error:
         return Sample(None, f"no numeric check: evaluating {at}failed ({type(error).__name__})")
+    if not finite:
+        return Sample(None, f"no numeric check: the values {at}are not all finite numbers")
     return Sample(differ, f"{read}{at}{values_said}")
 
 

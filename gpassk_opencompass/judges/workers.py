@@ -30,8 +30,7 @@ from contextlib import suppress
 from multiprocessing.connection import Connection, wait
 from typing import NoReturn, Protocol, cast
 
-from tqdm import tqdm
-
+from gpassk_opencompass import console
 from gpassk_opencompass.judges.kinds import RULE
 from gpassk_opencompass.judges.rule import UNDECIDED_HINT, rule_verdict
 from gpassk_opencompass.judges.types import Verdict
@@ -84,8 +83,8 @@ def judge_by_rule(
     if processes is None and in_main_thread and len(pairs) <= IN_PROCESS_LIMIT:
         return [
             rule_verdict(reference, extracted, timeout=timeout)
-            for reference, extracted in tqdm(
-                pairs, desc="rule judge", unit="answer", disable=not progress or len(pairs) < 2
+            for reference, extracted in console.progress(
+                pairs, desc="rule judge", unit="answer", show=progress and len(pairs) >= 2
             )
         ]
     if processes is None:
@@ -345,7 +344,7 @@ class _WorkerPool:
         self.remaining = len(pairs)
         todo = deque(range(len(pairs)))
         workers: list[Worker] = []
-        bar = tqdm(total=len(pairs), desc=desc, unit="answer", disable=not progress)
+        bar = console.progress(total=len(pairs), desc=desc, unit="answer", show=progress)
         done = False
         try:
             for _ in range(min(self.processes, len(pairs))):
@@ -405,8 +404,14 @@ def serve_with(answer: Callable[..., Verdict], read_fd: int, write_fd: int) -> N
 
     It says :data:`READY` first. A process that ``answer`` forks never speaks on the pipe nor comes back into
     the loop: it ends (``os._exit``) when ``answer`` returns or raises in it. An idle worker whose parent is
-    gone (killed without a chance to stop it) ends too.
+    gone (killed without a chance to stop it) ends too. What it prints (a user's function, a library's warning)
+    reaches the shared stderr through the console door (:func:`~gpassk_opencompass.console.console_streams`).
     """
+    with console.console_streams():
+        _serve_loop(answer, read_fd, write_fd)
+
+
+def _serve_loop(answer: Callable[..., Verdict], read_fd: int, write_fd: int) -> None:
     worker, parent = os.getpid(), os.getppid()
     incoming = Connection(read_fd, writable=False)
     outgoing = Connection(write_fd, readable=False)

@@ -17,7 +17,7 @@ May import: :mod:`~gpassk_opencompass.scoring` (the results reader), :mod:`~gpas
 ``runs``: finished runs and their saved configs, as data), :mod:`~gpassk_opencompass.uncertainty`,
 :mod:`~gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.catalog`, :mod:`~gpassk_opencompass.checks`,
 :mod:`~gpassk_opencompass.defaults`, :mod:`~gpassk_opencompass.files`, :mod:`~gpassk_opencompass.log`,
-:mod:`~gpassk_opencompass.errors`, :mod:`~gpassk_opencompass.render`; never OpenCompass.
+:mod:`~gpassk_opencompass.console` (progress bars, its stdout), :mod:`~gpassk_opencompass.errors`, :mod:`~gpassk_opencompass.render`; never OpenCompass.
 
 >>> FORMATS["md"] is render_markdown, format_for_path("board.html")
 (True, 'html')

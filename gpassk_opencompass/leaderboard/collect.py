@@ -16,8 +16,7 @@ import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-from tqdm import tqdm
-
+from gpassk_opencompass.console import progress
 from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.files import (
     UnreadableFile,
@@ -95,7 +94,7 @@ def collect_runs(paths: Sequence[Path | str], manifests: Sequence[Path | str] = 
     used = tuple(given) if given else tuple(found.values())
     runs: list[RunResult] = []
     seen: set[tuple[str, str]] = set()
-    for run_dir in tqdm(run_dirs.values(), desc="reading runs", unit="run", disable=None, leave=False):
+    for run_dir in progress(run_dirs.values(), desc="reading runs", unit="run", leave=False):
         seen.update((path.parent.name, path.stem) for path in _results_files(run_dir))
         runs += _read_run_dir(run_dir, manifest_index, notices)
     missing = tuple(_missing_run(entry, origins[key]) for key, entry in manifest_index.items() if key not in seen)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TextIO
 
 from gpassk_opencompass import defaults
+from gpassk_opencompass.console import inert
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files.writing import (
     check_not_input,
@@ -302,8 +303,8 @@ def write_outputs(
         else:
             text = FORMATS[fmt](board, intervals=intervals)
         text = text if text.endswith("\n") else text + "\n"
-        if path is None:
-            stdout.write(text)
+        if path is None:  # a console: through its door (under gpassk, stdout is one already)
+            stdout.write(inert(text))
         else:
             write_text_atomic(path, text)
             logger.info("wrote {}", path)

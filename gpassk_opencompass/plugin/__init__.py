@@ -22,7 +22,8 @@
 May import: :mod:`gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.judges`,
 :mod:`~gpassk_opencompass.scoring`, :mod:`~gpassk_opencompass.catalog`, :mod:`~gpassk_opencompass.checks`,
 :mod:`~gpassk_opencompass.defaults`, :mod:`~gpassk_opencompass.errors`, :mod:`~gpassk_opencompass.files`,
-:mod:`~gpassk_opencompass.log`, :mod:`~gpassk_opencompass.redaction`, :mod:`~gpassk_opencompass.render` (the
+:mod:`~gpassk_opencompass.log`, :mod:`~gpassk_opencompass.console` (bars drawn into the task log),
+:mod:`~gpassk_opencompass.redaction`, :mod:`~gpassk_opencompass.render` (the
 console report).
 Nothing outside this subpackage imports OpenCompass.  This ``__init__``
 imports nothing, so reading runs (:mod:`.runs`) works without OpenCompass.

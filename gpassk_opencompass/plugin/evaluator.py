@@ -30,6 +30,7 @@ from opencompass.openicl.icl_evaluator import BaseEvaluator
 from opencompass.registry import ICL_EVALUATORS
 
 from gpassk_opencompass import defaults
+from gpassk_opencompass.console import draw_bars_into_logs
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files.writing import write_chunks_atomic
 from gpassk_opencompass.judges import BuiltinJudge, Judge, JudgeSettings, judge_kind
@@ -143,6 +144,7 @@ class GPassKEvaluator(BaseEvaluator):
     ) -> None:
         super().__init__(pred_postprocessor=pred_postprocessor)
         enable_logging()  # inside OpenCompass, the judging's records belong in its task log
+        draw_bars_into_logs()  # and its bars: gpassk grid status reads how far the judge is from there
         if use_extract_model:
             raise InputError(
                 "use_extract_model=True (LiveMathBenchEvaluator's extraction model) is not supported: "

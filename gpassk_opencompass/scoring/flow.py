@@ -281,7 +281,7 @@ def score_file(
     progress: bool = True,
     format: str = "auto",
     allow_missing: bool = False,
-    on_layout: Callable[[Layout], None] | None = None,
+    on_layout: Callable[[Layout | None], None] | None = None,
     next_round: str | os.PathLike | None = None,
 ) -> ResultsFile:
     """``gpassk score``: check the files, read the samples, score them, write ``output`` when the result may be written.
@@ -291,7 +291,8 @@ def score_file(
     input's format (:mod:`~gpassk_opencompass.scoring.readers`: ``gpassk``, ``qwen-math``, ``opencompass``,
     ``long``, ...); ``auto`` detects it. ``path`` may be a folder or a glob of
     one file per seed (``allow_missing``: a question absent from one keeps the samples found). ``on_layout``
-    is told how the samples were grouped into questions, when they were (the CLI says it in one line).
+    is told how the samples were grouped into questions (``None``: one question per record, as given) once the
+    input is checked and read, before any judging (the CLI announces its work only then).
     ``next_round``: under ``request.curtail``, the file of questions still to be drawn (:func:`plan_next_round`).
 
     ``output`` is written (atomically, redacted) when the result is complete,
@@ -320,7 +321,7 @@ def score_file(
     # under a curtailed design a stopped question is absent from the later seeds' files: its count is checked instead
     missing = allow_missing or request.curtail is not None
     questions, layout = read_input(resolved, min_predictions=max(request.ks), allow_missing=missing)
-    if layout is not None and on_layout is not None:
+    if on_layout is not None:
         on_layout(layout)
     judge = for_source(judge, resolved.format, questions, resolved.path)
     results = scored_results(questions, request, judge, progress=progress, next_round=next_round)

@@ -10,7 +10,7 @@ May import: :mod:`~gpassk_opencompass.leaderboard` (the one model of a run, the 
 :mod:`~gpassk_opencompass.analysis` (the paired interval), :mod:`~gpassk_opencompass.uncertainty`,
 :mod:`~gpassk_opencompass.metrics`, :mod:`~gpassk_opencompass.judges` (the extraction),
 :mod:`~gpassk_opencompass.render` (the leaderboard's cell texts), :mod:`~gpassk_opencompass.files`,
-:mod:`~gpassk_opencompass.log`, :mod:`~gpassk_opencompass.errors`.
+:mod:`~gpassk_opencompass.log`, :mod:`~gpassk_opencompass.console` (its bar, its lines), :mod:`~gpassk_opencompass.errors`.
 
 >>> run_id(b"{}")
 '44136fa355b3'

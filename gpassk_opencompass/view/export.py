@@ -12,8 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from tqdm import tqdm
-
+from gpassk_opencompass.console import progress
 from gpassk_opencompass.files.writing import check_not_input, check_writable_folder, write_bytes_atomic
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.view.keys import Key, document_script
@@ -70,9 +69,7 @@ def export(viewer: Viewer, folder: str | os.PathLike) -> Exported:
     if missing:
         logger.warning(f"the page ({', '.join(missing)}) is not installed: only its data is exported")
     made: set[Path] = set()
-    for key, document in tqdm(
-        viewer.documents(), total=len(keys), desc="exporting", unit="file", disable=None, leave=False
-    ):
+    for key, document in progress(viewer.documents(), total=len(keys), desc="exporting", unit="file", leave=False):
         target = data_path(folder, key)
         body = document_script(key.text, document)
         if target.parent not in made:

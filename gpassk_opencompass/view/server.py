@@ -17,6 +17,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TextIO
 
+from gpassk_opencompass.console import inert
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.view.page import ASSETS, CONTENT_SECURITY_POLICY, asset
@@ -184,14 +185,16 @@ def serve(viewer: Viewer, host: str = DEFAULT_HOST, port: int = 0, out: TextIO |
     out = out or sys.stdout
     server = ViewerServer(viewer, host, port)
     try:
-        print(server.url, file=out, flush=True)
+        out.write(inert(f"{server.url}\n"))
+        out.flush()
         if not server.loopback:
-            print(
-                f"warning: listening on {host}: anyone who can reach this machine's port {server.server_address[1]} "
-                "can read these runs",
-                file=sys.stderr,
-                flush=True,
+            sys.stderr.write(
+                inert(
+                    f"warning: listening on {host}: anyone who can reach this machine's port "
+                    f"{server.server_address[1]} can read these runs\n"
+                )
             )
+            sys.stderr.flush()
         server.serve_forever(poll_interval=0.25)
     finally:
         server.server_close()
