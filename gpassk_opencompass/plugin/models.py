@@ -25,6 +25,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType, SimpleNamespace
+from typing import Any
 
 from opencompass.models import OpenAISDK
 from opencompass.models.turbomind_with_tf_above_v4_33 import TurboMindModelwithChatTemplate
@@ -46,7 +47,7 @@ def running_predictions_file() -> Path | None:
     """
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
-        task = frame.f_locals.get("self")
+        task: Any = frame.f_locals.get("self")
         if any(kind.__name__ == "OpenICLInferTask" for kind in type(task).__mro__) and all(
             hasattr(task, name) for name in ("model_cfg", "dataset_cfg", "work_dir")
         ):
