@@ -32,6 +32,15 @@ def user_cache_folder(tmp_path_factory, monkeypatch):
     return folder / "gpassk-opencompass"
 
 
+@pytest.fixture(autouse=True)
+def bars_on_a_terminal_only(monkeypatch):
+    """Each test starts as a gpassk command does: bars drawn on a terminal only. A GPassKEvaluator built in an
+    earlier test of the same process (inside OpenCompass it lets its bars into the task log) leaves no trace."""
+    from gpassk_opencompass import console
+
+    monkeypatch.setitem(console._INTO_LOGS, "on", False)
+
+
 @pytest.fixture
 def loopback_openai():
     """Factory: ``loopback_openai(responder, latency=0.0)`` -> a started server.

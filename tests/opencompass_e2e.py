@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import tiny_data
-from loopback_openai import last_user_message
+from loopback_openai import Reply, last_user_message
 
 WRONG = "-1"  # every scripted wrong answer; no question or reference contains it
 
@@ -89,7 +89,8 @@ class ScriptedModel:
     sends them in; a greedy request (its own temperature) is right iff
     ``correct[m] > 0``. Datasets sharing a model must differ in prompt.
     With ``cut_wrong`` a wrong answer is a reply cut at the output limit
-    (it stops mid-sentence, before any answer) instead of a wrong number.
+    (it stops mid-sentence, before any answer, with ``finish_reason: "length"``
+    as a real server says it) instead of a wrong number.
     """
 
     def __init__(self, questions: list[TinyQuestion], n: int, cut_wrong: bool = False):
@@ -99,7 +100,7 @@ class ScriptedModel:
         self._seen = defaultdict(int)
         self._lock = threading.Lock()
 
-    def __call__(self, body: dict) -> str:
+    def __call__(self, body: dict) -> str | Reply:
         prompt = last_user_message(body)
         question = next((q for q in self.questions if q.question in prompt), None)
         if question is None:
@@ -111,7 +112,10 @@ class ScriptedModel:
             self._seen[key] += 1
         right = index % self.n < question.correct[model]
         if self.cut_wrong and not right:
-            return f"Let me work through it (attempt {index}).\nFirst we add the two numbers and carry the"
+            return Reply(
+                f"Let me work through it (attempt {index}).\nFirst we add the two numbers and carry the",
+                finish_reason="length",
+            )
         answer = question.answer if right else WRONG
         return f"Let me work through it (attempt {index}).\nThe final answer is $\\boxed{{{answer}}}$."
 

@@ -8,8 +8,9 @@ processes), then ``gpassk leaderboard outputs/ -o
 outputs/leaderboard.html`` and ``gpassk leaderboard outputs/``; the printed row must be the exact
 G-Pass@8 of the scripted answers (``tests/exact.py``), each row must say what it measured (4 questions,
 n = 8, the judge; the share of generations cut at the output limit: every wrong answer here is a reply cut
-mid-sentence, as the README's real run's were at ``max_out_len=128``, found by the extraction since
-OpenCompass keeps no finish_reason) with its warnings, and what each step prints (stderr, then
+mid-sentence with ``finish_reason: "length"``, as the README's real run's were at ``max_out_len=128``, counted
+exactly from the finish reasons the grid's model class recorded beside the predictions) with its warnings, and
+what each step prints (stderr, then
 stdout) must be what the README shows under ``<!-- walkthrough output: COMMAND -->``, up to the
 numbers, the model's name and the home folder (the README's run used SmolLM2 on 5 questions; the
 progress bar, which the README shows in its last state, is left out).
@@ -129,10 +130,15 @@ def test_laptop_walkthrough_ends_in_an_exact_leaderboard(tmp_path, monkeypatch, 
         str(N),
         str(N * len(CORRECT)),
     )
-    assert (record["cut"], record["no_answer"], record["cut_source"]) == (str(wrong), "0", "extraction")
+    assert (record["cut"], record["no_answer"], record["cut_source"]) == (str(wrong), "0", "finish_reason")
     assert record["judge"] and float(record["cut_share"]) == wrong / (N * len(CORRECT))
-    # OpenCompass keeps no finish_reason: the share is the text check's, a lower bound, and says so
-    share = f"at least {100 * wrong // (N * len(CORRECT))} % of generations cut at the output limit (no finish_reason"
-    assert f"{MODEL} on AIME2025: {share}" in record["warnings"]
+    # the grid's model class recorded every finish_reason: the share is exact, and says so
+    share = f"{100 * wrong // (N * len(CORRECT))} % of generations cut at the output limit; G-Pass@8_1.0"
+    assert f"{MODEL} on AIME2025: {share}" in record["warnings"] and "at least" not in record["warnings"]
+    greedy_cut = sum(c == 0 for c in CORRECT)  # a greedy request is cut iff the model is never right
+    greedy_share = f"{100 * greedy_cut // len(CORRECT)} % of generations cut at the output limit; Greedy is bounded"
+    assert f"{MODEL} on AIME2025 (greedy): {greedy_share}" in record["warnings"]
+    page = (work / "outputs" / "leaderboard.html").read_text(encoding="utf-8")
+    assert f"{wrong} of {N * len(CORRECT)} generations cut at the output limit, from the recorded finish_reason" in page
     assert "G-Pass@8_1.0 is bounded by it; raise max_out_len" in record["warnings"]
     assert f"AIME2025: {len(CORRECT)} questions, the published column has 15" in record["warnings"]

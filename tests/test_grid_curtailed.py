@@ -30,7 +30,7 @@ import pytest
 from exact import exact_curtailed_tail, exact_m
 from generated_configs import REPO, generate_configs
 from gpassk_opencompass.cli import main
-from loopback_openai import Fault, last_user_message
+from loopback_openai import Fault, Reply, last_user_message
 from opencompass_e2e import TinyQuestion, write_livemathbench
 
 pytestmark = pytest.mark.e2e
@@ -78,7 +78,8 @@ class Scripted:
         assert draw < (N if temperature > 0 else 1), f"question {index} drawn {draw + 1} times"
         right = OUTCOMES[index][draw] == "1" if temperature > 0 else True
         question = self.questions[index]
-        return f"Attempt {draw}.\nThe final answer is $\\boxed{{{question.answer if right else WRONG}}}$."
+        text = f"Attempt {draw}.\nThe final answer is $\\boxed{{{question.answer if right else WRONG}}}$."
+        return Reply(text, finish_reason="stop" if right else "length")  # a wrong answer: stopped at the limit
 
 
 @pytest.fixture
@@ -168,6 +169,12 @@ def check_combined(work: Path, configs: Path, run: dict, questions: list[TinyQue
     results = json.loads((folder / "results" / run["model_abbr"] / f"{run['dataset_abbr']}.json").read_text())
     for key, value in expected.items():
         assert results[key] == pytest.approx(value, abs=1e-9), key
+    # both rounds' recorded finish reasons, joined in draw order: every wrong draw stopped at the limit
+    generations = sum(len(drawn(outcome)) for outcome in OUTCOMES)
+    cut = sum(drawn(outcome).count("0") for outcome in OUTCOMES)
+    assert results["gpassk"]["cut"] == dict(
+        generations=generations, cut=cut, no_answer=0, recorded=generations, source="finish_reason"
+    )
     generations = sum(drawn_n for drawn_n, _ in counts)
     assert results["gpassk"]["curtail"] == {
         "n1": N1,

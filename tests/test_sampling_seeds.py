@@ -173,3 +173,49 @@ def test_turbomind_model_wraps_the_pipeline(monkeypatch):
     assert built.calls[1][1][0].random_seed == replica_seeds(3, 0, 1, round=2)[0]
     with pytest.raises(InputError, match="seed_round must be 1 or 2"):
         TurboMindDistinctSeeds(path="org/model", seed_round=0)
+
+
+@dataclasses.dataclass
+class Response:
+    """The fields of lmdeploy's ``Response`` the model reads (lmdeploy needs a GPU)."""
+
+    text: str
+    finish_reason: str | None
+    input_token_len: int = 1
+    generate_token_len: int = 1
+
+
+@pytest.mark.e2e  # runs OpenCompass's own code (imports it): the e2e step
+def test_turbomind_model_records_each_finish_reason_beside_the_predictions(monkeypatch, tmp_path):
+    """Inside OpenCompass's infer task (the real ``OpenICLInferTask`` on the stack), each generation's lmdeploy
+    finish reason lands in the sidecar of the predictions file the task writes; outside one, nowhere."""
+    from opencompass.models.turbomind_with_tf_above_v4_33 import TurboMindModelwithChatTemplate
+    from opencompass.tasks.openicl_infer import OpenICLInferTask
+
+    from gpassk_opencompass.plugin.models import TurboMindDistinctSeeds
+    from gpassk_opencompass.scoring.finish_reasons import finish_reasons_of
+
+    replies = [Response("\\boxed{4}", "stop"), Response("First we", "length"), Response("\\boxed{5}", None)]
+    monkeypatch.setattr(TurboMindModelwithChatTemplate, "__init__", lambda self, *args, **kwargs: None)
+    monkeypatch.setattr(TurboMindModelwithChatTemplate, "_build_pipe", lambda self, *args: lambda *a, **k: replies)
+
+    def generate(self, inputs, max_out_len, **kwargs):  # OpenCompass's: the pipeline's texts
+        return [output.text for output in self.pipe(inputs, gen_config=GenerationConfig(True, 1.0, 3))]
+
+    monkeypatch.setattr(TurboMindModelwithChatTemplate, "generate", generate)
+    model = TurboMindDistinctSeeds(path="org/model")
+    model.pipe = model._build_pipe("org/model", "turbomind", {"tp": 1})
+
+    task = object.__new__(OpenICLInferTask)  # the task as its run() has set it up for one model x dataset
+    task.model_cfg, task.dataset_cfg, task.work_dir = {"abbr": "m"}, {"abbr": "d"}, str(tmp_path)
+
+    def infer(self, model):  # the task's frame on the stack, as when OpenCompass's inferencer calls the model
+        return model.generate(["q1", "q1", "q2"], max_out_len=8)
+
+    assert infer(task, model) == ["\\boxed{4}", "First we", "\\boxed{5}"]
+    sidecar = tmp_path / "predictions" / "m" / "d.finish_reasons.jsonl"
+    assert finish_reasons_of([reply.text for reply in replies], [sidecar]) == ("stop", "length", None)
+    assert len(sidecar.read_text().splitlines()) == 2  # a generation without a reason gets no line
+
+    model.generate(["q3"], max_out_len=8)  # no infer task on the stack: nothing recorded
+    assert len(sidecar.read_text().splitlines()) == 2

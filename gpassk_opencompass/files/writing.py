@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import pathlib
 import stat
@@ -133,6 +134,49 @@ def failing_write(
         raise WriteError(
             f"{path}: cannot write ({error.strerror or error}); {left}: {fix}, then run again", str(path)
         ) from None
+
+
+def open_for_appending(path: str | os.PathLike) -> int:
+    """A descriptor for appending to the regular file ``path``, created (with its folder) if missing.
+
+    The rule of every write (:func:`check_replaceable`) holds: a device, FIFO or socket is refused in one line;
+    the open cannot block (``O_NONBLOCK``: a FIFO put there since the check is refused by ``fstat``). Append with
+    :func:`append_locked`; the caller closes the descriptor.
+    """
+    check_replaceable(None, path)
+    pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        check_replaceable(None, path)  # says what it is
+        raise InputError(f"{path} is not a regular file; {_ONLY_REGULAR}")  # replaced again since: still refused
+    return descriptor
+
+
+def append_locked(descriptor: int, path: str | os.PathLike, data: bytes, left: str) -> None:
+    """Append ``data`` (whole lines) to the file open at ``descriptor`` under an exclusive ``flock``, ending a torn
+    last line first; a refused write is one :class:`WriteError` (:func:`failing_write`) saying what was ``left``.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "log.jsonl"
+    >>> _ = path.write_bytes(b'{"torn"')
+    >>> descriptor = open_for_appending(path)
+    >>> append_locked(descriptor, path, b'{"a": 1}\\n', left="nothing")
+    >>> os.close(descriptor)
+    >>> path.read_bytes()
+    b'{"torn"\\n{"a": 1}\\n'
+    """
+    fcntl.flock(descriptor, fcntl.LOCK_EX)
+    try:
+        size = os.fstat(descriptor).st_size
+        if size and os.pread(descriptor, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        written = 0
+        with failing_write(path, left=left):
+            while written < len(data):
+                written += os.write(descriptor, data[written:])
+    finally:
+        fcntl.flock(descriptor, fcntl.LOCK_UN)
 
 
 #: What to do about a refused write, by its ``errno`` (anything else: choose another place).

@@ -50,7 +50,7 @@ from gpassk_opencompass.redaction import redact
 from gpassk_opencompass.scoring.details import texts_digest
 from gpassk_opencompass.scoring.flow import scored_results
 from gpassk_opencompass.scoring.questions import QUESTIONS_FILE, Question, read_questions_file
-from gpassk_opencompass.scoring.readers.opencompass import prediction_texts
+from gpassk_opencompass.scoring.readers.opencompass import prediction_texts, recorded_finish_reasons
 from gpassk_opencompass.scoring.request import ScoringRequest
 from gpassk_opencompass.scoring.results import ResultsFile
 from gpassk_opencompass.scoring.results_io import load_results, write_results
@@ -164,6 +164,7 @@ def read_round(run: GridRun, folder: Path, number: int) -> Round:
         raise InputError(f"{path}: round {number} has unresolved verdicts; run gpassk grid run again to re-judge")
     asked = read_questions_file(path.with_suffix("") / QUESTIONS_FILE)
     texts = prediction_texts(round_dir, grid_run.model_abbr, grid_run.dataset_abbr)
+    reasons = recorded_finish_reasons(round_dir, grid_run.model_abbr, grid_run.dataset_abbr)
     n, count = (design.n1 if number == 1 else design.n - design.n1), len(asked)
     if len(texts) != count * n or [question.id for question in record.details] != [q.id for q in asked]:
         raise InputError(
@@ -180,11 +181,30 @@ def read_round(run: GridRun, folder: Path, number: int) -> Round:
             )
         if detail.question_sha256 not in (None, texts_digest([question.question, question.reference])):
             raise InputError(f"{path}: question {detail.id!r} is not the one its {QUESTIONS_FILE} holds")
+        stops = None if reasons is None else tuple(reasons[replica * count + index] for replica in range(n))
         questions.append(
-            Question(question.id, question.question, question.reference, drawn, question.language, question.labels)
+            Question(
+                question.id,
+                question.question,
+                question.reference,
+                drawn,
+                question.language,
+                question.labels,
+                finish_reasons=stops,
+            )
         )
         verdicts.append(detail.verdicts)
     return Round(record, questions, verdicts)
+
+
+def _joined_stops(first: Question, more: Question | None) -> tuple[str | None, ...] | None:
+    """Both rounds' recorded finish reasons of a question, in draw order (``None`` where a round has none)."""
+    rounds = [first] if more is None else [first, more]
+    if all(question.finish_reasons is None for question in rounds):
+        return None
+    return tuple(
+        reason for question in rounds for reason in (question.finish_reasons or (None,) * len(question.predictions))
+    )
 
 
 def _identity(record: ResultsFile) -> dict[str, object]:
@@ -240,6 +260,7 @@ def combine(run: GridRun, folder: Path) -> ResultsFile:
                 question.labels,
                 source_extracted=tuple(verdict.extracted for verdict in every),
                 source_verdicts=tuple(verdict.correct for verdict in every),
+                finish_reasons=_joined_stops(question, more),
             )
         )
     identity = {name: value for name, value in _identity(first.record).items() if value is not None}

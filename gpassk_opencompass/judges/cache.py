@@ -23,19 +23,17 @@ CachedVerdict(correct=True, reason='judge said \\\\boxed{yes}')
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
 import pathlib
-import stat
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import UnreadableJSON, load_json_text, open_regular, read_raw_lines
-from gpassk_opencompass.files.writing import check_replaceable, failing_write
+from gpassk_opencompass.files.writing import append_locked, check_replaceable, open_for_appending
 from gpassk_opencompass.judges.types import text_bytes, valid_unicode
 from gpassk_opencompass.log import logger
 from gpassk_opencompass.redaction import redact_data
@@ -122,17 +120,10 @@ class VerdictCache:
     def __init__(self, path: str | os.PathLike) -> None:
         check_cache_file(path)
         self.path = pathlib.Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._entries: dict[str, CachedVerdict] = {}
         self.skipped_lines = 0
         self.stale_lines = 0
-        # O_NONBLOCK: should a FIFO replace the file since the check, opening it cannot hang; fstat refuses it
-        self._fd: int | None = os.open(
-            self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o644
-        )
-        if not stat.S_ISREG(os.fstat(self._fd).st_mode):
-            self.close()
-            check_replaceable(None, self.path)  # says what it is
+        self._fd: int | None = open_for_appending(self.path)  # a FIFO put there since the check is refused
         self._load()
 
     def __len__(self) -> int:
@@ -205,19 +196,12 @@ class VerdictCache:
     def _append(self, data: bytes) -> None:
         if self._fd is None:
             raise ValueError(f"judge cache {self.path} is closed")
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
-        try:
-            size = os.fstat(self._fd).st_size
-            if size and os.pread(self._fd, 1, size - 1) != b"\n":
-                data = b"\n" + data  # end a torn last line first
-            written = 0
-            with failing_write(
-                self.path, left="the verdicts written before it are kept (the same command asks only for the others)"
-            ):
-                while written < len(data):
-                    written += os.write(self._fd, data[written:])
-        finally:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        append_locked(
+            self._fd,
+            self.path,
+            data,
+            left="the verdicts written before it are kept (the same command asks only for the others)",
+        )
 
 
 _STALE = object()  # a readable line whose verdict is not trusted

@@ -44,6 +44,7 @@ from gpassk_opencompass.render.score_report import unresolved_summary
 from gpassk_opencompass.scoring.compute import IDENTICAL_SHARE_WARNING
 from gpassk_opencompass.scoring.flow import score_questions
 from gpassk_opencompass.scoring.questions import QUESTIONS_FILE, Question, judge_language, question_lines
+from gpassk_opencompass.scoring.readers.opencompass import recorded_finish_reasons
 from gpassk_opencompass.scoring.request import ScoringRequest
 from gpassk_opencompass.scoring.results_io import read_results
 
@@ -216,7 +217,11 @@ class GPassKEvaluator(BaseEvaluator):
         request = self.request.replace(ks=tuple(ks), subsets=self._subset_columns(columns))
         logger.info(f"GPassKEvaluator: {questions} questions x n={n}, judged by {self._judge_description}")
         judged = self._questions(
-            first_replica, by_question(references, n), by_question(predictions, n), request.subsets
+            first_replica,
+            by_question(references, n),
+            by_question(predictions, n),
+            request.subsets,
+            self._finish_reasons(len(predictions), n),
         )
         document = score_questions(judged, request, self._judge_for_run())
         out_dir = getattr(self, "_out_dir", None)
@@ -317,8 +322,40 @@ class GPassKEvaluator(BaseEvaluator):
             f"predictions ({kept}) aside first",
         )
 
+    def _finish_reasons(self, rows: int, n: int) -> list[tuple[str | None, ...]] | None:
+        """Per question, its generations' finish reasons as the grid's model classes recorded them beside the run's
+        predictions (:func:`~gpassk_opencompass.scoring.readers.opencompass.recorded_finish_reasons`); ``None``
+        without a record (the cut counts are then the text's lower bound)."""
+        out_dir = getattr(self, "_out_dir", None)
+        if not isinstance(out_dir, str):
+            return None
+        results = Path(out_dir)  # <run>/results/<model abbr>/<dataset abbr>
+        try:
+            reasons = recorded_finish_reasons(results.parent.parent.parent, results.parent.name, results.name)
+        except InputError as error:
+            logger.warning(f"GPassKEvaluator: finish reasons not read ({error}); cut generations counted from the text")
+            return None
+        if reasons is None:
+            return None
+        if len(reasons) != rows:
+            logger.warning(
+                f"GPassKEvaluator: the predictions files hold {len(reasons)} generations, the evaluation {rows}; "
+                "finish reasons not used (cut generations counted from the text)"
+            )
+            return None
+        logger.info(
+            f"GPassKEvaluator: finish reasons recorded for {sum(reason is not None for reason in reasons)} of {rows} "
+            "generations"
+        )
+        return [tuple(question) for question in by_question(list(reasons), n)]
+
     def _questions(
-        self, first_replica, references: list[list], predictions: list[list[str]], subsets: Sequence[str]
+        self,
+        first_replica,
+        references: list[list],
+        predictions: list[list[str]],
+        subsets: Sequence[str],
+        finish_reasons: list[tuple[str | None, ...]] | None = None,
     ) -> list[Question]:
         """OpenCompass's dataset rows (the first replica) and regrouped predictions as :class:`Question` values."""
         columns = first_replica.column_names
@@ -337,6 +374,7 @@ class GPassKEvaluator(BaseEvaluator):
                 predictions=tuple(str(prediction) for prediction in predictions[index]),
                 language=judge_language(languages[index], f"row {index}"),
                 labels={column: values[index] for column, values in labels.items()},
+                finish_reasons=None if finish_reasons is None else finish_reasons[index],
             )
             for index, question_id in enumerate(_question_ids(first_replica))
         ]

@@ -11,11 +11,14 @@ rule did not accept, each naming its ``dataset_replica_idx``), ``GenericLLMEvalu
 (``prediction`` beside the judge's ``origin_prompt``) -- a replica's verdict is its rule's yes, else its judge's
 reply read by the one reader of judge replies
 (:func:`~gpassk_opencompass.judges.source_replies.read_source_reply`): a blank, all-thinking or verdict-less
-reply is unresolved, where OpenCompass counts it wrong.
+reply is unresolved, where OpenCompass counts it wrong. Where the grid's model classes recorded why each
+generation stopped (the finish-reason sidecar beside each predictions file,
+:mod:`~gpassk_opencompass.scoring.finish_reasons`), a question's ``finish_reasons`` says it.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -24,6 +27,7 @@ from gpassk_opencompass.checks import is_int
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files import find_files, read_head, read_json_file
 from gpassk_opencompass.judges.source_replies import read_source_reply
+from gpassk_opencompass.scoring.finish_reasons import finish_reasons_of, sidecar_path
 from gpassk_opencompass.scoring.readers._complete import check_complete
 from gpassk_opencompass.scoring.readers._folder import gold_answer
 from gpassk_opencompass.scoring.readers.sniff import SNIFF_BYTES
@@ -109,6 +113,32 @@ def prediction_texts(run_dir: Path, model_abbr: str, dataset_abbr: str) -> list[
     return texts
 
 
+def recorded_finish_reasons(run_dir: Path, model_abbr: str, dataset_abbr: str) -> tuple[str | None, ...] | None:
+    """Per row of one model x dataset of a run (OpenCompass's order, every part), the finish reason its sidecar
+    recorded (``None`` where none); ``None`` when no part has a sidecar (the run's model classes recorded none).
+
+    Raises:
+        InputError: as :func:`prediction_texts`, only when a sidecar exists.
+    """
+    sidecars = [sidecar_path(file) for file in prediction_parts(run_dir, model_abbr, dataset_abbr)]
+    if not any(os.path.lexists(sidecar) for sidecar in sidecars):
+        return None
+    return finish_reasons_of(prediction_texts(run_dir, model_abbr, dataset_abbr), sidecars)
+
+
+def _with_finish_reasons(questions: list[dict], found: list[Path]) -> list[dict]:
+    """The questions, each with ``finish_reasons`` where a sidecar of ``found`` exists (as read, otherwise)."""
+    texts = [text for question in questions for text in question["predictions"]]
+    reasons = finish_reasons_of(texts, [sidecar_path(file) for file in found])
+    if reasons is None:
+        return questions
+    start = 0
+    for question in questions:
+        question["finish_reasons"] = list(reasons[start : start + len(question["predictions"])])
+        start += len(question["predictions"])
+    return questions
+
+
 def _listed(files: Iterable[Path]) -> str:
     names = sorted((file.name for file in files), key=lambda name: (len(name), name))
     return ", ".join(names[:4]) + (f" ... {names[-1]}" if len(names) > 4 else "")
@@ -145,11 +175,13 @@ def _located(path: Path) -> tuple[str, list[Path], Path]:
 
 
 def files(path: Path) -> list[Path]:
-    """What :func:`read` reads: the predictions file and its sibling parts (:func:`parts`), the results file."""
+    """What :func:`read` reads: the predictions file and its sibling parts (:func:`parts`), their finish-reason
+    sidecars, the results file."""
     if path.is_dir():
         return [path]
     _, found, results = _located(path)
-    return [*found, *([results] if results.is_file() else [])]
+    sidecars = [sidecar for file in found if os.path.lexists(sidecar := sidecar_path(file))]
+    return [*found, *sidecars, *([results] if results.is_file() else [])]
 
 
 def no_verdicts(path: Path) -> str:
@@ -168,9 +200,10 @@ def read(path: Path) -> Iterator[dict]:
     details, _ = _details(results)
     if details is None:
         source = str(found[0]) if len(found) == 1 else f"{found[0].parent / dataset}_*.json"
-        yield from _by_prompt(dataset, rows, source)
+        questions = list(_by_prompt(dataset, rows, source))
     else:
-        yield from _by_index(dataset, rows, details, results)
+        questions = list(_by_index(dataset, rows, details, results))
+    yield from _with_finish_reasons(questions, found)
 
 
 #: The most commands :func:`score_commands` lists; the rest are counted.
