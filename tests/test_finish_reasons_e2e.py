@@ -22,6 +22,7 @@ import pytest
 
 from generated_configs import generate_configs
 from gpassk_opencompass.cli import main
+from gpassk_opencompass.view import Viewer, parse_key
 from loopback_openai import Reply, last_user_message
 from opencompass_e2e import offline_environment, read_result, run_opencompass
 from tiny_data import write_aime2025
@@ -141,6 +142,13 @@ def test_recorded_finish_reasons_give_exact_cut_counts_everywhere(tmp_path, loop
     html = page.read_text(encoding="utf-8")
     assert f"{share} ⚠" in html and "≥" not in html
     assert f"{CUT} of {GENERATIONS} generations cut at the output limit, from the recorded finish_reason" in html
+
+    # gpassk view: the run's Cut is the recorded count, and the map's cut cells are the generations cut
+    with Viewer([workdir]) as viewer:
+        (run_doc,) = viewer.document(parse_key("index"))["runs"]
+        assert run_doc["cut"] == {"count": CUT, "total": GENERATIONS, "exact": True}
+        rows = viewer.document(parse_key(f"runs/{run_doc['id']}/map"))["questions"]
+        assert sum(row["cells"].count("C") for row in rows) == CUT
 
     # without the sidecar the same predictions give the text's lower bound, and say so
     sidecar.unlink()
