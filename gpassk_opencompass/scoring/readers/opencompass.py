@@ -176,11 +176,12 @@ def _located(path: Path) -> tuple[str, list[Path], Path]:
 
 def files(path: Path) -> list[Path]:
     """What :func:`read` reads: the predictions file and its sibling parts (:func:`parts`), their finish-reason
-    sidecars, the results file."""
+    sidecars that are regular files (one that is not is left out with a warning when read, never an error: the
+    predictions are scored with the text's lower bound), the results file."""
     if path.is_dir():
         return [path]
     _, found, results = _located(path)
-    sidecars = [sidecar for file in found if os.path.lexists(sidecar := sidecar_path(file))]
+    sidecars = [sidecar for file in found if (sidecar := sidecar_path(file)).is_file()]
     return [*found, *sidecars, *([results] if results.is_file() else [])]
 
 
