@@ -89,3 +89,12 @@ def test_a_leaderboard_checks_each_results_file_once(tmp_path, capsys, calls):
 def test_python_callers_still_have_bad_arguments_refused(call):
     with pytest.raises(InputError):
         call()
+
+
+def test_one_compute_checks_its_request_once(calls):
+    from gpassk_opencompass.card import compute
+
+    values = compute([["a", "b", "a", "a"], ["b", "b", "a", "c"]], ["a", "b"], k=[2, 4], check_correct_fn=str.__eq__)
+    assert values["G-Pass@4_1.0"] == 0.0  # neither question is right 4 times of 4
+    # score()'s request on construction (its ks: the one array), its bootstrap before judging; the card's means trust it
+    assert calls == {"check_request": 1, "int_array": 1, "check_bootstrap": 1}
