@@ -98,3 +98,16 @@ def test_one_compute_checks_its_request_once(calls):
     assert values["G-Pass@4_1.0"] == 0.0  # neither question is right 4 times of 4
     # score()'s request on construction (its ks: the one array), its bootstrap before judging; the card's means trust it
     assert calls == {"check_request": 1, "int_array": 1, "check_bootstrap": 1}
+
+
+@pytest.mark.e2e
+def test_the_evaluator_checks_its_config_once_and_each_k_once(calls):
+    # deferred: imports OpenCompass (BaseEvaluator), which only the e2e step pays for
+    from evaluator_fixtures import run as run_evaluator
+    from gpassk_opencompass import GPassKEvaluator
+
+    evaluator = GPassKEvaluator(judge="rule", thresholds=[0.5, 1.0])
+    assert calls == {"check_request": 1, "int_array": 1}  # the config's request, on construction
+    run_evaluator(evaluator, k=[2, 4])
+    # this k's request (its ks), then its bootstrap before judging: nothing inside checks again
+    assert calls == {"check_request": 2, "int_array": 2, "check_bootstrap": 1}
