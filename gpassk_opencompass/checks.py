@@ -24,6 +24,9 @@ import numbers
 import re
 from collections.abc import Iterable
 
+import numpy as np
+from numpy.typing import ArrayLike
+
 from gpassk_opencompass.errors import InputError
 
 
@@ -150,3 +153,39 @@ def question_range(value: object, what: str) -> slice:
     if start is not None and stop is not None and stop <= start:
         raise InputError(f"{what} = {value!r} selects no question; stop must be above start")
     return slice(start, stop)
+
+
+def int_array(name: str, value: ArrayLike) -> np.ndarray:
+    """``value`` as an int64 array; non-integers and NaN raise :class:`InputError` naming ``name``.
+
+    >>> int_array("counts", [3, 4.0]).tolist()
+    [3, 4]
+    >>> int_array("counts", [3, 4.5])
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: counts must be integers; got counts=4.5 (question 1)
+    """
+    array = np.asarray(value)
+    if array.dtype == object:
+        try:
+            array = array.astype(float)
+        except (TypeError, ValueError):
+            raise InputError(f"{name} must be integers; got {value!r}") from None
+    if array.dtype.kind in "iu":
+        return array.astype(np.int64, copy=False)
+    if array.dtype.kind == "b":
+        raise InputError(f"{name} must be integers, not booleans; got {value!r}")
+    if array.dtype.kind != "f":
+        raise InputError(f"{name} must be integers; got {value!r} (dtype {array.dtype})")
+    bad = ~np.isfinite(array) | (array != np.round(array))
+    if bad.any():
+        raise InputError(f"{name} must be integers; got {name}={first_offender(array, bad)}")
+    return array.astype(np.int64)
+
+
+def first_offender(array: np.ndarray, bad: np.ndarray) -> str:
+    """The first offending element, with its position when there are several."""
+    if array.size == 1:
+        return repr(array.item())
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    return f"{array[index].item()!r} (question {index[0] if len(index) == 1 else index})"

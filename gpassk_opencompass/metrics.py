@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from gpassk_opencompass import defaults
-from gpassk_opencompass.checks import open_unit
+from gpassk_opencompass.checks import first_offender, int_array, open_unit
 from gpassk_opencompass.defaults import MAX_N
 from gpassk_opencompass.errors import InputError
 
@@ -76,6 +76,7 @@ __all__ = [
     "Design",
     "MetricEstimate",
     "accuracy_key",
+    "check_arguments",
     "check_bootstrap",
     "check_request",
     "counts_and_n",
@@ -137,45 +138,10 @@ def required_correct(k: int, tau: Tau) -> int:
     return max(ceil(_as_exact_fraction(tau) * k), 1)
 
 
-def int_array(name: str, value: ArrayLike) -> np.ndarray:
-    """``value`` as an int64 array; non-integers and NaN raise :class:`InputError` naming ``name``.
-
-    >>> int_array("counts", [3, 4.0]).tolist()
-    [3, 4]
-    >>> int_array("counts", [3, 4.5])
-    Traceback (most recent call last):
-    ...
-    gpassk_opencompass.errors.InputError: counts must be integers; got counts=4.5 (question 1)
-    """
-    array = np.asarray(value)
-    if array.dtype == object:
-        try:
-            array = array.astype(float)
-        except (TypeError, ValueError):
-            raise InputError(f"{name} must be integers; got {value!r}") from None
-    if array.dtype.kind in "iu":
-        return array.astype(np.int64, copy=False)
-    if array.dtype.kind == "b":
-        raise InputError(f"{name} must be integers, not booleans; got {value!r}")
-    if array.dtype.kind != "f":
-        raise InputError(f"{name} must be integers; got {value!r} (dtype {array.dtype})")
-    bad = ~np.isfinite(array) | (array != np.round(array))
-    if bad.any():
-        raise InputError(f"{name} must be integers; got {name}={_first(array, bad)}")
-    return array.astype(np.int64)
-
-
-def _first(array: np.ndarray, bad: np.ndarray) -> str:
-    """The first offending element, with its position when there are several."""
-    if array.size == 1:
-        return repr(array.item())
-    index = tuple(int(i) for i in np.argwhere(bad)[0])
-    return f"{array[index].item()!r} (question {index[0] if len(index) == 1 else index})"
-
-
-def _validated(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Check ``n >= 1``, ``1 <= k <= n``, ``0 <= c <= n``; arrays keep their own shapes."""
-    n, c, k = (int_array(name, value) for name, value in (("n", n), ("c", c), ("k", k)))
+def _validated(n: ArrayLike, c: ArrayLike, k: ArrayLike | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Check ``n >= 1``, ``1 <= k <= n`` (``k=None``: no k), ``0 <= c <= n``; arrays keep their own shapes."""
+    n, c = int_array("n", n), int_array("c", c)
+    k = np.ones((), np.int64) if k is None else int_array("k", k)
     try:
         np.broadcast_shapes(n.shape, c.shape, k.shape)
     except ValueError:
@@ -195,7 +161,7 @@ def _validated(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> tuple[np.ndarray, np
         if mask.any():
             array, n_seen, mask = np.broadcast_arrays(array, n, mask)
             context = f" with n={n_seen[mask][0].item()}" if name != "n" else ""
-            raise InputError(f"{name} must satisfy {rule}; got {name}={_first(array, mask)}{context}")
+            raise InputError(f"{name} must satisfy {rule}; got {name}={first_offender(array, mask)}{context}")
     return n, c, k
 
 
@@ -482,7 +448,7 @@ def counts_and_n(counts: ArrayLike, n: ArrayLike | None) -> tuple[np.ndarray, np
         if not np.isin(matrix, (0, 1)).all():
             raise InputError(
                 "a 2-D counts matrix must be binary (questions x generations, 1 = correct); "
-                f"got a value {_first(matrix, ~np.isin(matrix, (0, 1)))}"
+                f"got a value {first_offender(matrix, ~np.isin(matrix, (0, 1)))}"
             )
         columns = matrix.shape[1]
         if n is not None and not np.all(np.asarray(n) == columns):
@@ -497,7 +463,7 @@ def counts_and_n(counts: ArrayLike, n: ArrayLike | None) -> tuple[np.ndarray, np
         raise InputError("n (generations per question) is required with 1-D counts")
     if np.size(counts) == 0:
         raise InputError("counts is empty: there are no questions to average over")
-    n_array, c_array, _ = _validated(n, counts, 1)
+    n_array, c_array, _ = _validated(n, counts, None)
     return c_array, n_array
 
 
@@ -550,14 +516,37 @@ def check_request(k: int | Sequence[int], thresholds: Sequence[Tau]) -> list[int
     return values
 
 
-def _metric_columns(k: int | Sequence[int], thresholds: Sequence[Tau]) -> list[tuple[str, int, Columns]]:
-    """``[(key, k, columns_fn)]`` in OpenCompass's order: per k, thresholds then mG."""
-    plan: list[tuple[str, int, Columns]] = []
-    for value in check_request(k, thresholds):
-        for tau in thresholds:
-            plan.append((metric_key(value, tau), value, _g_pass_columns(tau)))
-        plan.append((mg_metric_key(value), value, _mg_columns))
-    return plan
+def check_arguments(
+    counts: ArrayLike,
+    n: ArrayLike | None,
+    k: int | Sequence[int] | None,
+    thresholds: Sequence[Tau],
+    *,
+    n_boot: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, list[int], tuple[Tau, ...]]:
+    """``(c, n, ks, thresholds)`` as every metric computes on them, checked once: :func:`counts_and_n`, the
+    :func:`check_request` of ``k`` (:func:`k_or_default`) each at most every n and, given ``n_boot``, the
+    :func:`check_bootstrap` of these counts. A caller that passes them on with ``validate_args=False`` (as
+    torchmetrics' ``validate_args``: validate at the entry, trust inside) has them checked no more.
+
+    >>> check_arguments([1, 2], 2, 4, [0.5])
+    Traceback (most recent call last):
+    ...
+    gpassk_opencompass.errors.InputError: ks must satisfy k <= n; got k=4 with n=2
+    """
+    c, n_array = counts_and_n(counts, n)
+    ks, fewest = check_request(k_or_default(k, n_array), thresholds), int(n_array.min())
+    if (above := next((value for value in ks if value > fewest), None)) is not None:
+        raise InputError(f"ks must satisfy k <= n; got k={above} with n={fewest}")
+    if n_boot is not None:  # per k, a G-Pass@k per tau and mG-Pass@k
+        check_bootstrap(n_boot, len(_groups(c, n_array)[0]), len(ks) * (len(thresholds) + 1))
+    return c, n_array, ks, tuple(thresholds)
+
+
+def _groups(c: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first question of each distinct ``(n, c)`` and how many questions share it (what the bootstrap draws)."""
+    pairs = np.stack([np.broadcast_to(n, c.shape), c], axis=1)
+    return np.unique(pairs, axis=0, return_index=True, return_counts=True)[1:]
 
 
 def per_question_values(
@@ -566,23 +555,29 @@ def per_question_values(
     k: int | Sequence[int] | None,
     thresholds: Sequence[Tau],
     design: Design | None = None,
+    *,
+    validate_args: bool = True,
 ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Keys, per-question values (questions x metrics, in [0, 1]), counts and n: what :func:`summarize` averages.
+
+    ``validate_args=False`` takes the arguments as :func:`check_arguments` returns them, without checking again.
 
     >>> keys, values, c, n = per_question_values([8, 16], 16, [4], [1.0])
     >>> keys, values.round(6).tolist()
     (['G-Pass@4_1.0', 'mG-Pass@4'], [[0.038462, 0.161538], [1.0, 1.0]])
     """
-    c, n = counts_and_n(counts, n)
-    plan = _metric_columns(k_or_default(k, n), thresholds)
-    fewest = int(n.min())
-    for _, value, _ in plan:
-        if value > fewest:
-            raise InputError(f"ks must satisfy k <= n; got k={value} with n={fewest}")
+    if validate_args:
+        c, n, ks, thresholds = check_arguments(counts, n, k, thresholds)
+    else:
+        c, n = np.asarray(counts, np.int64), np.asarray(n, np.int64)
+        ks = [k] if isinstance(k, (int, np.integer)) else list(k or ())
+    plan: list[tuple[str, int, Columns]] = []  # OpenCompass's order: per k, the thresholds then mG
+    for value in ks:
+        plan.extend((metric_key(value, tau), value, _g_pass_columns(tau)) for tau in thresholds)
+        plan.append((mg_metric_key(value), value, _mg_columns))
     values = np.empty((c.size, len(plan)))
     for column, (_, value, columns) in enumerate(plan):
-        n_, c_, k_ = _validated(n, c, value)
-        values[:, column] = _gatherer(design)(n_, c_, k_, columns)
+        values[:, column] = _gatherer(design)(n, c, np.asarray(value, np.int64), columns)
     return [key for key, _, _ in plan], values, c, n
 
 
@@ -592,6 +587,8 @@ def summarize(
     k: int | Sequence[int] | None = None,
     thresholds: Sequence[Tau] = DEFAULT_THRESHOLDS,
     design: Design | None = None,
+    *,
+    validate_args: bool = True,
 ) -> dict[str, float]:
     """Mean G-Pass@k_tau and mG-Pass@k over questions, x 100, keyed like OpenCompass results.
 
@@ -603,6 +600,7 @@ def summarize(
             less any above n (:func:`k_or_default`).
         thresholds: the tau values, each in ``[0, 1]``.
         design: how the generations were drawn, ``None`` for a fixed n (:class:`Design`).
+        validate_args: ``False`` for arguments :func:`check_arguments` returned (then nothing is checked again).
 
     Returns an ordered dict of percentages: per k, ``G-Pass@{k}_{tau}`` per threshold then ``mG-Pass@{k}`` (for
     ``k = 1`` too: ``G-Pass@1_tau`` is accuracy, ``mG-Pass@1`` is 0). A bad value is an :class:`InputError`.
@@ -616,7 +614,7 @@ def summarize(
     >>> list(summarize([3, 2], 4, thresholds=[1.0]))  # of the default k, 4 only: n = 4
     ['G-Pass@4_1.0', 'mG-Pass@4']
     """
-    keys, values, _, _ = per_question_values(counts, n, k, thresholds, design)
+    keys, values, _, _ = per_question_values(counts, n, k, thresholds, design, validate_args=validate_args)
     return {key: float(100.0 * mean) for key, mean in zip(keys, values.mean(axis=0))}
 
 
@@ -661,28 +659,29 @@ def summarize_uncertainty(
     n_boot: int = defaults.N_BOOT,
     seed: int = 0,
     design: Design | None = None,
+    validate_args: bool = True,
 ) -> dict[str, MetricEstimate]:
     """:func:`summarize` with a standard error and a seeded percentile bootstrap interval.
 
     The bootstrap resamples questions with replacement, drawn as multinomial counts over the distinct ``(n, c)``
     (same distribution, n_boot x groups cells). Under a :class:`Design` it resamples the per-question unbiased
-    estimates, independent across questions, so it stays valid.
+    estimates, independent across questions, so it stays valid. ``validate_args=False``: as :func:`summarize`
+    (``ci`` and ``n_boot`` checked by the caller too, :func:`check_arguments`).
 
     >>> estimates = summarize_uncertainty([0, 8, 16] * 10, 16, k=[4], thresholds=[1.0], seed=1)
     >>> estimate = estimates["G-Pass@4_1.0"]
     >>> round(estimate.mean, 4), estimate.ci_low < estimate.mean < estimate.ci_high
     (34.6154, True)
     """
-    ci = open_unit(ci, "ci")
-    check_bootstrap(n_boot, 1, 1)
-    keys, values, c, n_array = per_question_values(counts, n, k, thresholds, design)
+    if validate_args:  # every argument checked once, here
+        ci = open_unit(ci, "ci")
+        counts, n, k, thresholds = check_arguments(counts, n, k, thresholds, n_boot=n_boot)
+    keys, values, c, n_array = per_question_values(counts, n, k, thresholds, design, validate_args=False)
     questions = c.size
     means = values.mean(axis=0)
     stderr = values.std(axis=0, ddof=1) / np.sqrt(questions) if questions > 1 else None
 
-    pairs = np.stack([np.broadcast_to(n_array, c.shape), c], axis=1)
-    _, first, group_size = np.unique(pairs, axis=0, return_index=True, return_counts=True)
-    check_bootstrap(n_boot, len(first), len(keys))
+    first, group_size = _groups(c, n_array)
     rng = np.random.default_rng(seed)
     draws = rng.multinomial(questions, group_size / questions, size=n_boot)
     boot_means = draws @ values[first] / questions

@@ -177,7 +177,7 @@ def test_an_internal_error_in_scoring_exits_1_with_its_traceback(tmp_path):
         "from gpassk_opencompass.cli import main\n"
         "def broken(*args, **kwargs):\n"
         "    raise ValueError('boom')\n"
-        "metrics._validated = broken  # every G-Pass@k computation checks its counts here\n"
+        "metrics._gather = broken  # every G-Pass@k computation gathers its tail table here\n"
         "sys.exit(main(sys.argv[1:]))\n"
     )
     completed = subprocess.run(

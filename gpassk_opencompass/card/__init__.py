@@ -110,7 +110,8 @@ def compute(
     records = tuple(results.details)
     _check_judged(records)
     counts, n = [record.c for record in records], [record.n for record in records]
-    keys, values, _, _ = metrics.per_question_values(counts, n, k, thresholds)
+    # k and the thresholds were checked by score() (its request), the counts are its own: not checked again
+    keys, values, _, _ = metrics.per_question_values(counts, n, results.gpassk.k, thresholds, validate_args=False)
     means = dict(zip(keys, values.mean(axis=0).tolist()))
     return {key: means[key] for key in sorted(means, key=lambda key: key.startswith("mG-"))}
 

@@ -21,6 +21,7 @@ from gpassk_opencompass.errors import InputError, clause
 from gpassk_opencompass.files import (
     UnreadableFile,
     UnreadableJSON,
+    file_identity,
     find_files,
     load_json_text,
     open_regular,
@@ -72,14 +73,15 @@ def collect_runs(paths: Sequence[Path | str], manifests: Sequence[Path | str] = 
     given = [Path(path) for path in manifests]
     origins: dict[tuple[str, str], Path] = {}  # which manifest each entry came from
     manifest_index = _index_manifests(given, notices, strict=True, origins=origins)
-    run_dirs: dict[Path, Path] = {}  # resolved -> as given; overlapping OUTPUTS read each run once
+    run_dirs: dict[Path, Path] = {}  # resolved -> as first found; overlapping OUTPUTS read each run once
     found: dict[Path, Path] = {}  # manifests found by looking around, resolved -> as found
     for root in roots:
         runs_here, manifests_here = _discover(root)
         if not runs_here:
             notices.append(Notice(f"no results/ folder under {root}", root))
         for run_dir in runs_here:
-            run_dirs.setdefault(run_dir.resolve(), run_dir)
+            if (first := run_dirs.setdefault(run_dir.resolve(), run_dir)) != run_dir:  # a `latest` symlink: normal
+                notices.append(Notice(f"{run_dir} and {first} are one run folder under two names; read once", run_dir))
         for manifest in manifests_here:
             found.setdefault(manifest.resolve(), manifest)
     if not run_dirs:
@@ -94,9 +96,10 @@ def collect_runs(paths: Sequence[Path | str], manifests: Sequence[Path | str] = 
     used = tuple(given) if given else tuple(found.values())
     runs: list[RunResult] = []
     seen: set[tuple[str, str]] = set()
+    read: dict[tuple[int, int], Path] = {}  # each results file read once, by what it is (a hard link is one file)
     for run_dir in progress(run_dirs.values(), desc="reading runs", unit="run", leave=False):
         seen.update((path.parent.name, path.stem) for path in _results_files(run_dir))
-        runs += _read_run_dir(run_dir, manifest_index, notices)
+        runs += _read_run_dir(run_dir, manifest_index, notices, read)
     missing = tuple(_missing_run(entry, origins[key]) for key, entry in manifest_index.items() if key not in seen)
     inputs = [*given, *found.values()]
     for run_dir in run_dirs.values():
@@ -247,8 +250,12 @@ def _index_manifests(
     return index
 
 
-def _read_run_dir(run_dir: Path, manifests: ManifestIndex, notices: list[Notice]) -> list[RunResult]:
-    results_files = list(_results_files(run_dir))
+def _read_run_dir(
+    run_dir: Path, manifests: ManifestIndex, notices: list[Notice], read: dict[tuple[int, int], Path]
+) -> list[RunResult]:
+    """The runs of ``run_dir``'s results files, less those ``read`` already holds (by identity: ``(st_dev,
+    st_ino)``, :func:`~gpassk_opencompass.files.file_identity`), which are one :class:`Notice` naming both names."""
+    results_files = [path for path in _results_files(run_dir) if _first_read(path, read, notices)]
     if not results_files:  # nothing to identify (a curtailed run whose rounds are not combined yet): nothing to say
         return []
     configs = _saved_configs(run_dir, notices)
@@ -303,6 +310,18 @@ def _read_run_dir(run_dir: Path, manifests: ManifestIndex, notices: list[Notice]
         notices += [Notice(f"{results_path}: {note}", results_path) for note in notes]
         runs.append(run)
     return runs
+
+
+def _first_read(path: Path, read: dict[tuple[int, int], Path], notices: list[Notice]) -> bool:
+    """Whether ``path`` is a results file not read yet under another name (noted in ``read``); if read, a notice."""
+    try:
+        identity = file_identity(path)
+    except UnreadableFile:  # said when it is read
+        return True
+    if (first := read.setdefault(identity, path)) == path:
+        return True
+    notices.append(Notice(f"{path} and {first} are one results file under two names (a link); read once", path))
+    return False
 
 
 def read_results_bytes(path: Path) -> tuple[bytes, object]:

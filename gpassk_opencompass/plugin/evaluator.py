@@ -38,7 +38,7 @@ from gpassk_opencompass.judges.registry import resolve_judge, with_verdict_cache
 from gpassk_opencompass.judges.rule import UNDECIDED_HINT
 from gpassk_opencompass.judges.types import judge_endpoint
 from gpassk_opencompass.log import enable_logging, logger
-from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, check_request
+from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS
 from gpassk_opencompass.plugin.replicas import by_question, check_replicas_align, data_changed, question_count
 from gpassk_opencompass.render.score_report import unresolved_summary
 from gpassk_opencompass.scoring.compute import IDENTICAL_SHARE_WARNING
@@ -205,16 +205,16 @@ class GPassKEvaluator(BaseEvaluator):
         references = list(score_kwargs["references"])
         dataset = original_dataset
         self._check_inputs(ks, n, dataset, predictions, references)
+        # this k's request, checked once (ks repeated, a tau twice: before any judging); the flow trusts it
+        request = self.request.replace(ks=tuple(ks), subsets=self._subset_columns(dataset.column_names))
         predictions = self.pred_postprocess(predictions)
         questions = question_count(len(predictions), n)
-        columns = dataset.column_names
         check_replicas_align(_row_keys(dataset), n)
         check_replicas_align(
             list(zip(dataset[self.columns.question_column], references)), n, "question text and gold answer"
         )
 
         first_replica = dataset.select(range(questions))
-        request = self.request.replace(ks=tuple(ks), subsets=self._subset_columns(columns))
         logger.info(f"GPassKEvaluator: {questions} questions x n={n}, judged by {self._judge_description}")
         judged = self._questions(
             first_replica,
@@ -277,7 +277,6 @@ class GPassKEvaluator(BaseEvaluator):
         for k in ks:
             if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= n:
                 raise InputError(f"dataset k must be integers with 1 <= k <= n={n}; got k={k!r}")
-        check_request(ks, self.request.thresholds)
         if len(predictions) != len(dataset):
             raise InputError(self._data_changed(len(predictions), len(dataset), n))
         if len(references) != len(dataset):

@@ -21,12 +21,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from gpassk_opencompass.checks import open_unit
 from gpassk_opencompass.curtailed import Curtailed
 from gpassk_opencompass.defaults import CI, N_BOOT
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.judges import Judge, JudgeReport
 from gpassk_opencompass.log import logger
-from gpassk_opencompass.metrics import DEFAULT_THRESHOLDS, accuracy_key, summarize, summarize_uncertainty
+from gpassk_opencompass.metrics import (
+    DEFAULT_THRESHOLDS,
+    accuracy_key,
+    check_arguments,
+    summarize,
+    summarize_uncertainty,
+)
 from gpassk_opencompass.redaction import redact
 from gpassk_opencompass.scoring.cut import Ends
 from gpassk_opencompass.scoring.details import CompactDetails
@@ -75,6 +82,7 @@ def gpassk_results(
     seed: int = 0,
     bootstrap: bool = True,
     design: Curtailed | None = None,
+    validate_args: bool = True,
 ) -> GPassKResults:
     """Accuracy, G-Pass@k_tau and mG-Pass@k overall and per subset, OpenCompass keys.
 
@@ -90,10 +98,16 @@ def gpassk_results(
         bootstrap: compute the bootstrap intervals (else ``uncertainty`` is empty).
         design: the curtailed design the generations were drawn under (``None``: a fixed n); every value,
             accuracy too, is then its unbiased estimate, and accuracy keeps the key of its ``n``.
+        validate_args: ``False`` where the caller checked them where they entered (the flow: the
+            :class:`~gpassk_opencompass.scoring.request.ScoringRequest` and ``check_questions``); else they are
+            checked once, here (:func:`~gpassk_opencompass.metrics.check_arguments`), and every metric below trusts them.
 
     Raises:
         InputError: naming the bad value (from :mod:`~gpassk_opencompass.metrics`).
     """
+    if validate_args:  # checked once; every call below takes them as checked
+        ci = open_unit(ci, "ci") if bootstrap else ci
+        counts, n, ks, thresholds = check_arguments(counts, n, ks, thresholds, n_boot=n_boot if bootstrap else None)
     counts = np.asarray(counts)
     n_array = np.broadcast_to(np.asarray(n), counts.shape)
     uniform = _uniform(n_array)
@@ -104,7 +118,7 @@ def gpassk_results(
             raise InputError(f"subset column {column!r} has {len(labels)} labels for {len(counts)} questions")
 
     if bootstrap:  # the estimates' means are the metrics: each mean computed once
-        options: dict[str, Any] = dict(ci=ci, n_boot=n_boot, seed=seed, design=design)
+        options: dict[str, Any] = dict(ci=ci, n_boot=n_boot, seed=seed, design=design, validate_args=False)
         accuracy = summarize_uncertainty(counts, n_array, [1], [1.0], **options)["G-Pass@1_1.0"]
         estimates = summarize_uncertainty(counts, n_array, ks, thresholds, **options)
         metrics = {key: _accuracy(counts, n_array, design)}
@@ -112,26 +126,35 @@ def gpassk_results(
         uncertainty = {key: Interval.from_estimate(accuracy)}
         uncertainty.update((key, Interval.from_estimate(estimate)) for key, estimate in estimates.items())
     else:
-        metrics, uncertainty = overall_metrics(counts, n_array, ks, thresholds, design), {}
+        metrics, uncertainty = overall_metrics(counts, n_array, ks, thresholds, design, validate_args=False), {}
     for label, members in _subset_members(subsets).items():
-        for key, value in overall_metrics(counts[members], n_array[members], ks, thresholds, design).items():
+        subset = (counts[members], n_array[members], ks, thresholds, design)
+        for key, value in overall_metrics(*subset, validate_args=False).items():
             metrics[f"{label}/{key}"] = value
     return GPassKResults(metrics=metrics, uncertainty=uncertainty, n=uniform)
 
 
 def overall_metrics(
-    counts: ArrayLike, n, ks: Sequence[int], thresholds: Sequence, design: Curtailed | None = None
+    counts: ArrayLike,
+    n,
+    ks: Sequence[int],
+    thresholds: Sequence,
+    design: Curtailed | None = None,
+    *,
+    validate_args: bool = True,
 ) -> dict[str, float]:
     """Accuracy, then every requested G-Pass@k_tau and mG-Pass@k (also for k = 1), x 100, one set of questions
-    (under ``design``: its unbiased estimates, :func:`gpassk_results`).
+    (under ``design``: its unbiased estimates, :func:`gpassk_results`; ``validate_args`` as there).
 
     >>> overall_metrics([1, 2], 2, ks=[1], thresholds=[1.0])
     {'accuracy (2 runs average)': 75.0, 'G-Pass@1_1.0': 75.0, 'mG-Pass@1': 0.0}
     """
     counts = np.asarray(counts)
     n_array = np.broadcast_to(np.asarray(n), counts.shape)
+    if validate_args:
+        counts, n_array, ks, thresholds = check_arguments(counts, n_array, ks, thresholds)
     values = {accuracy_key(_uniform(n_array) if design is None else design.n): _accuracy(counts, n_array, design)}
-    values.update(summarize(counts, n_array, ks, thresholds, design))
+    values.update(summarize(counts, n_array, ks, thresholds, design, validate_args=False))
     return values
 
 
@@ -144,7 +167,7 @@ def _accuracy(counts: np.ndarray, n_array: np.ndarray, design: Curtailed | None 
     """Mean c/n, x 100; under a curtailed design pass@1's unbiased estimate (c/N after its stop is biased)."""
     if design is None:
         return float(100 * np.mean(counts / n_array))
-    return summarize(counts, n_array, [1], [1.0], design)["G-Pass@1_1.0"]
+    return summarize(counts, n_array, [1], [1.0], design, validate_args=False)["G-Pass@1_1.0"]
 
 
 def unresolved_bounds(
@@ -155,7 +178,8 @@ def unresolved_bounds(
     Both ends are exact (the same metric functions on the counts ``c`` and
     ``c + unresolved`` per question); every metric is non-decreasing in ``c``,
     so the true value lies between them. Under a curtailed ``design`` the ends are the least and the most count
-    it can have produced (:meth:`~gpassk_opencompass.curtailed.Curtailed.resolutions`).
+    it can have produced (:meth:`~gpassk_opencompass.curtailed.Curtailed.resolutions`). ``ks`` and ``thresholds``
+    are the flow's, checked where they entered, and not checked again.
 
     >>> from gpassk_opencompass.judges.types import Verdict
     >>> verdicts = [Verdict(True, "1", "ok", "rule"), Verdict(None, None, "timed out", "rule"), Verdict(False)]
@@ -163,8 +187,8 @@ def unresolved_bounds(
     {'accuracy (4 runs average)': (62.5, 87.5), 'G-Pass@4_1.0': (50.0, 50.0), 'mG-Pass@4': (50.0, 75.0)}
     """
     low, high = resolved_counts(details, design)
-    lows = overall_metrics(low, details.n, ks, thresholds, design)
-    highs = overall_metrics(high, details.n, ks, thresholds, design)
+    lows = overall_metrics(low, details.n, ks, thresholds, design, validate_args=False)  # checked by the flow
+    highs = overall_metrics(high, details.n, ks, thresholds, design, validate_args=False)
     return {key: (lows[key], highs[key]) for key in lows}
 
 

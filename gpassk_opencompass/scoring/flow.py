@@ -150,6 +150,7 @@ def scored_results(
         seed=request.seed,
         bootstrap=request.bootstrap,
         design=design,
+        validate_args=False,  # checked where they entered: the request on construction, the rest by check_questions
     )
     bayes = None
     if request.bayes:  # resolved verdicts only: an unresolved one is left out of its question's n

@@ -131,7 +131,8 @@ def check_questions(questions: Sequence[Question], request: ScoringRequest) -> N
 
     Every question has a label for each subset column, a judge language, and from the largest k up to
     :data:`~gpassk_opencompass.defaults.MAX_N` generations (:func:`~gpassk_opencompass.scoring.questions.check_count`);
-    and a bootstrap that fits (:func:`~gpassk_opencompass.metrics.check_bootstrap`) whatever the verdicts.
+    and a bootstrap that fits (:func:`~gpassk_opencompass.metrics.check_bootstrap`) whatever the verdicts: the
+    metrics after judging take all this as checked (``validate_args=False``) and check nothing again.
 
     >>> check_questions([Question("a", "q", "1", ("1", "2"))], ScoringRequest(ks=(4,), thresholds=(0.5,)))
     Traceback (most recent call last):
@@ -152,6 +153,7 @@ def check_questions(questions: Sequence[Question], request: ScoringRequest) -> N
             check_count(question.id, len(question.predictions), largest)
     if request.curtail is not None:
         request.curtail.check_drawn([len(question.predictions) for question in questions], [q.id for q in questions])
-    if request.bootstrap:  # the fewest (n, c) groups the verdicts can make: one per n (every answer wrong)
+    if request.bootstrap:  # the most (n, c) groups the verdicts can make: each n with every c, at most one a question
+        ns = {len(question.predictions) for question in questions}
         keys = len(request.ks) * (len(request.thresholds) + 1)  # per k, a G-Pass@k per tau and mG-Pass@k
-        metrics.check_bootstrap(request.n_boot, len({len(question.predictions) for question in questions}), keys)
+        metrics.check_bootstrap(request.n_boot, min(len(questions), sum(n + 1 for n in ns)), keys)

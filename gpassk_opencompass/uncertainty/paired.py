@@ -26,6 +26,7 @@ from gpassk_opencompass.metrics import (
     METRIC_KEY,
     Design,
     accuracy_key,
+    check_arguments,
     counts_and_n,
     g_pass_at_k,
     int_array,
@@ -67,13 +68,16 @@ def metric_table(
     >>> keys, values.round(4).tolist()
     (['accuracy (4 runs average)', 'G-Pass@2_1.0', 'mG-Pass@2'], [[0.5, 0.1667, 0.1667], [1.0, 1.0, 1.0]])
     """
-    c, n_array = counts_and_n(counts, n)
+    ks = list(k)  # checked once, with the counts; the metrics below take them as checked
+    c, n_array, ks, thresholds = (
+        check_arguments(counts, n, ks, thresholds) if ks else (*counts_and_n(counts, n), [], ())
+    )
     keys, columns = [], []
     if accuracy:
         keys.append(accuracy_key(n_array if key_n is None else key_n))
         columns.append((c / n_array) * np.ones(c.shape) if design is None else pass_at_k(n_array, c, 1, design))
-    if len(list(k)):
-        metric_keys, values, c, n_array = per_question_values(c, n_array, k, thresholds, design)
+    if ks:
+        metric_keys, values, c, n_array = per_question_values(c, n_array, ks, thresholds, design, validate_args=False)
         keys += metric_keys
         columns += list(values.T)
     if not keys:
