@@ -54,6 +54,7 @@ def test_plan_prints_the_table_and_the_smallest_n(tmp_path, capsys):
         (["--n", "0"], "--n must be positive integers"),
         (["--n", "4", "--target", "0"], "--target must be a half-width > 0"),
         (["--n", "4", "--replications", "0"], "--replications must be positive integers"),
+        (["--n", "4", "--seed", "-1"], "--seed must be an integer >= 0, got -1"),
         (["--n", "4", "--calibration-plot", "/nonexistent-dir/c.png"], "folder /nonexistent-dir does not exist"),
     ],
 )

@@ -232,6 +232,9 @@ def test_sort_by_another_column_ranks_by_it(tmp_path, capsys):
         (["--significance", "95"], "--significance (a confidence such as 0.95) must be in (0, 1), got 95.0"),
         (["--significance", "--resamples", "0"], "--resamples must be a positive integer, got 0"),
         (["--significance", "--seed", "-1"], "--seed must be an integer >= 0, got -1"),
+        # without --significance too: a mistake in an option is never accepted silently
+        (["--resamples", "0"], "--resamples must be a positive integer, got 0"),
+        (["--seed", "-1"], "--seed must be an integer >= 0, got -1"),
         (["--significance", "--sort-by", "Greedy"], "cannot rank by 'Greedy': rank by one of the sampled columns"),
         (["--sort-by", "mG-Pass@16"], "cannot sort by 'mG-Pass@16': the columns are Greedy, G-Pass@2_0.5"),
     ],

@@ -25,7 +25,7 @@ from scipy import stats
 
 from gpassk_opencompass import defaults
 from gpassk_opencompass.analysis.inputs import check_outputs, load_with_details
-from gpassk_opencompass.checks import positive_ints
+from gpassk_opencompass.checks import non_negative_int, positive_ints
 from gpassk_opencompass.errors import InputError
 from gpassk_opencompass.files.writing import write_bytes_atomic
 from gpassk_opencompass.metrics import DEFAULT_K, DEFAULT_THRESHOLDS
@@ -322,6 +322,7 @@ def plan(
         {"PILOT": pilot_path}, {"--json": json_path, "--markdown": markdown_path, "--calibration-plot": calibration_png}
     )
     positive_ints([replications], "--replications")
+    non_negative_int(seed, "--seed")
     require_extra("--calibration-plot", calibration_png, "matplotlib")
     if design is not None and k:
         check_k(design, k)  # before the pilot is read; a k from the pilot is checked by plan_results

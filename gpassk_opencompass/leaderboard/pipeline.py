@@ -170,10 +170,9 @@ def check_request(request: LeaderboardRequest) -> list[tuple[Path | None, str]]:
         check_writable_folder("--plots", request.plots)
     if request.tolerance < 0:
         raise InputError(f"--tolerance must be >= 0, got {request.tolerance:g}")
-    if request.significance is not None:
-        check_ranking_options(
-            level=request.significance, correction=request.correction, resamples=request.resamples, seed=request.seed
-        )
+    check_ranking_options(
+        level=request.significance, correction=request.correction, resamples=request.resamples, seed=request.seed
+    )
     return targets
 
 

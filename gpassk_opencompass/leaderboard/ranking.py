@@ -38,13 +38,15 @@ CORRECTIONS = ("holm", "none")
 _REPRODUCED = 1e-6
 
 
-def check_ranking_options(*, level: float, correction: str, resamples: int, seed: int) -> None:
-    """Refuse bad ranking options before any file is read.
+def check_ranking_options(*, level: float | None, correction: str, resamples: int, seed: int) -> None:
+    """Refuse bad ranking options before any file is read (``level``: ``None`` when no ranking was asked for; the
+    other options are checked all the same, so a mistake in one is never accepted silently).
 
     Raises:
         InputError: one line naming the option, its value and what is expected.
     """
-    open_unit(level, "the significance level (a confidence such as 0.95)")
+    if level is not None:
+        open_unit(level, "the significance level (a confidence such as 0.95)")
     if correction not in CORRECTIONS:
         raise InputError(f"the correction must be one of {', '.join(CORRECTIONS)}; got {correction!r}")
     positive_int(resamples, "--resamples")
