@@ -22,7 +22,7 @@ then round 2's, in draw order. Both are idempotent: the same files give the same
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mmengine.config import Config
@@ -251,13 +251,9 @@ def combine(run: GridRun, folder: Path) -> ResultsFile:
             )
             recorded.setdefault(recorded_key(item), verdict)
         questions.append(
-            Question(
-                question.id,
-                question.question,
-                question.reference,
-                drawn,
-                question.language,
-                question.labels,
+            replace(
+                question,
+                predictions=drawn,
                 source_extracted=tuple(verdict.extracted for verdict in every),
                 source_verdicts=tuple(verdict.correct for verdict in every),
                 finish_reasons=_joined_stops(question, more),
